@@ -1,0 +1,224 @@
+# cudalab_add_lab(): one call registers everything a lab needs. For lab NN-name it expects
+#   labs/NN-name/<source>           student skeleton (+ name.h, the interface)
+#   solutions/NN-name/<source>      reference solution, same interface
+#   grader/labs/NN-name/grade_*.cpp graded checks (Catch2, GRADED_CHECK)
+#   grader/labs/NN-name/test_*.cpp  host unit tests (CPU reference, parsers, ...)
+#   grader/labs/NN-name/run_*.cpp   the runner (cxxopts CLI), with --bench
+#   grader/labs/NN-name/broken/*.cu broken variants; each names the reason it must be rejected
+#                                   in a line "// EXPECT-REJECT: <regex>" and the checks to run in
+#                                   "// CHECKS: <Catch2 test spec>"; a variant the sanitizer gate
+#                                   must catch adds "// SANITIZER-REJECT: <tool> <regex>"
+#   grader/labs/NN-name/*.cpp|*.cu  support code (CPU reference, baseline kernels)
+#   docs/labs/NN-name.md            the docs page
+# and makes:
+#   labNN-<name>                 the runner (student's code and the reference)
+#   labNN-grader-student|solution|broken-<x>   graders, each linking one candidate + the reference
+#   labNN-host-tests             host unit tests
+# with CTest entries labelled labNN/<student|solution>/<check tag>, labNN/broken, labNN/host,
+# labNN/<role>/sanitize.
+#
+# Several implementations in one binary (DESIGN.md section 3): each implementation file is
+# compiled once per role with -DCUDALAB_IMPL=candidate|reference into its own object library;
+# the lab header declares everything inside namespace labNN::CUDALAB_IMPL (common/include/cudalab/impl.h).
+
+set_property(GLOBAL PROPERTY CUDALAB_LABS "")
+
+function(cudalab_warnings target)
+  set(cxx_warnings -Wall -Wextra -Wshadow)
+  set(cuda_warnings -Xcompiler=-Wall,-Wextra)
+  if(CUDALAB_WERROR)
+    list(APPEND cxx_warnings -Werror)
+    list(APPEND cuda_warnings -Werror=all-warnings -Xcompiler=-Werror)
+  endif()
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:${cxx_warnings}>
+    $<$<COMPILE_LANGUAGE:CUDA>:${cuda_warnings}>)
+endfunction()
+
+function(cudalab_cuda_options target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>
+    $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${CUDALAB_DEVICE_DEBUG}>>:-G>)
+  cudalab_warnings(${target})
+endfunction()
+
+# One implementation file compiled for one role.
+function(_cudalab_impl_object target source role include_dir)
+  add_library(${target} OBJECT ${source})
+  target_compile_definitions(${target} PRIVATE CUDALAB_IMPL=${role})
+  target_include_directories(${target} PRIVATE ${include_dir})
+  target_link_libraries(${target} PRIVATE cudalab_common)
+  cudalab_cuda_options(${target})
+endfunction()
+
+# Test labels are paths, one per test: "lab01/solution/correctness", "lab01/broken",
+# "common/host". (catch_discover_tests flattens its PROPERTIES, so a test it discovers can carry
+# only one label.) ctest -L takes a regular expression: -L lab01, -L solution, -L sanitize.
+function(cudalab_discover_tests exe prefix label)
+  catch_discover_tests(${exe} TEST_PREFIX "${prefix}" PROPERTIES LABELS "${label}" ${ARGN})
+endfunction()
+
+function(_cudalab_discover exe prefix label)
+  foreach(tag IN LISTS ARGN)
+    catch_discover_tests(${exe}
+      TEST_SPEC "[${tag}]"
+      TEST_PREFIX "${prefix}"
+      PROPERTIES LABELS "${label}/${tag}"
+                 SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device"
+                 TIMEOUT 300)
+  endforeach()
+endfunction()
+
+# A grader's checks under compute-sanitizer <tool>, with exact-size allocations (no guard zones,
+# which would absorb out-of-bounds accesses before memcheck could see them).
+function(_cudalab_sanitizer_test test tool exe checks labels)
+  if(CUDALAB_COMPUTE_SANITIZER)
+    add_test(NAME ${test} COMMAND ${CUDALAB_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 86
+             $<TARGET_FILE:${exe}> "${checks}")
+  else()
+    add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: compute-sanitizer not found")
+  endif()
+  set_tests_properties(${test} PROPERTIES LABELS "${labels}"
+    ENVIRONMENT "CUDALAB_GUARD_BYTES=0"
+    SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device;SKIPPED: compute-sanitizer not found"
+    TIMEOUT 600)
+endfunction()
+
+function(cudalab_add_lab name)
+  cmake_parse_arguments(ARG "" "SOURCE" "SANITIZE;TAGS" ${ARGN})
+  if(NOT ARG_SOURCE)
+    message(FATAL_ERROR "cudalab_add_lab(${name}): SOURCE is required")
+  endif()
+  if(NOT ARG_TAGS)
+    set(ARG_TAGS correctness perf)
+  endif()
+  string(SUBSTRING "${name}" 0 2 id)
+  string(SUBSTRING "${name}" 3 -1 short)
+  set(lab "lab${id}")
+  set(root "${PROJECT_SOURCE_DIR}")
+  set(interface_dir "${root}/labs/${name}")
+  set(grader_dir "${root}/grader/labs/${name}")
+  foreach(dir "${interface_dir}" "${root}/solutions/${name}" "${grader_dir}")
+    if(NOT IS_DIRECTORY "${dir}")
+      message(FATAL_ERROR "cudalab_add_lab(${name}): missing folder ${dir}")
+    endif()
+  endforeach()
+
+  # Implementations, one object library per role.
+  _cudalab_impl_object(${lab}_student "${interface_dir}/${ARG_SOURCE}" candidate "${interface_dir}")
+  _cudalab_impl_object(${lab}_solution "${root}/solutions/${name}/${ARG_SOURCE}" candidate "${interface_dir}")
+  _cudalab_impl_object(${lab}_reference "${root}/solutions/${name}/${ARG_SOURCE}" reference "${interface_dir}")
+  file(GLOB broken_sources CONFIGURE_DEPENDS "${grader_dir}/broken/*.cu")
+  foreach(src IN LISTS broken_sources)
+    get_filename_component(stem "${src}" NAME_WE)
+    _cudalab_impl_object(${lab}_broken_${stem} "${src}" candidate "${interface_dir}")
+  endforeach()
+
+  # Support code shared by the grader, the runner and the host tests.
+  file(GLOB support CONFIGURE_DEPENDS "${grader_dir}/*.cpp" "${grader_dir}/*.cu")
+  list(FILTER support EXCLUDE REGEX "/(grade|test|run)_[^/]*$")
+  add_library(${lab}_support STATIC ${support})
+  target_include_directories(${lab}_support PUBLIC "${interface_dir}" "${grader_dir}")
+  target_link_libraries(${lab}_support PUBLIC cudalab_common cudalab_grader_framework)
+  cudalab_cuda_options(${lab}_support)
+
+  # Graded checks, compiled once, linked against each candidate.
+  file(GLOB grade_sources CONFIGURE_DEPENDS "${grader_dir}/grade_*.cpp")
+  add_library(${lab}_checks OBJECT ${grade_sources})
+  target_link_libraries(${lab}_checks PRIVATE ${lab}_support)
+  cudalab_warnings(${lab}_checks)
+
+  set(roles student solution)
+  foreach(src IN LISTS broken_sources)
+    get_filename_component(stem "${src}" NAME_WE)
+    list(APPEND roles broken_${stem})
+  endforeach()
+  foreach(role IN LISTS roles)
+    string(REPLACE "_" "-" role_dash "${role}")
+    set(exe ${lab}-grader-${role_dash})
+    add_executable(${exe} $<TARGET_OBJECTS:${lab}_checks> $<TARGET_OBJECTS:${lab}_${role}>
+                          $<TARGET_OBJECTS:${lab}_reference>)
+    target_link_libraries(${exe} PRIVATE ${lab}_support cudalab_grader_main)
+    set_target_properties(${exe} PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+  endforeach()
+
+  # CTest entries. The solution must pass everything (and the timing self-check); the student's
+  # graders are labelled "student" and left out of the default test preset: a fresh skeleton fails.
+  _cudalab_discover(${lab}-grader-solution "${lab}/solution/" "${lab}/solution" ${ARG_TAGS} selfcheck)
+  _cudalab_discover(${lab}-grader-student "${lab}/student/" "${lab}/student" ${ARG_TAGS})
+
+  foreach(src IN LISTS broken_sources)
+    get_filename_component(stem "${src}" NAME_WE)
+    string(REPLACE "_" "-" stem_dash "${stem}")
+    file(STRINGS "${src}" expect REGEX "^// EXPECT-REJECT: ")
+    file(STRINGS "${src}" checks REGEX "^// CHECKS: ")
+    if(NOT expect OR NOT checks)
+      message(FATAL_ERROR "${src}: needs '// EXPECT-REJECT: <regex>' and '// CHECKS: <spec>' lines")
+    endif()
+    string(REPLACE "// EXPECT-REJECT: " "" expect "${expect}")
+    string(REPLACE "// CHECKS: " "" checks "${checks}")
+    add_test(NAME ${lab}/broken/${stem_dash} COMMAND ${lab}-grader-broken-${stem_dash} "${checks}")
+    # Passes only if the grader rejected the variant for the reason it was built for.
+    set_tests_properties(${lab}/broken/${stem_dash} PROPERTIES
+      LABELS "${lab}/broken"
+      PASS_REGULAR_EXPRESSION "${expect}"
+      SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device"
+      TIMEOUT 300)
+    file(STRINGS "${src}" sanitizer_reject REGEX "^// SANITIZER-REJECT: ")
+    if(sanitizer_reject)
+      string(REGEX REPLACE "^// SANITIZER-REJECT: ([a-z]+) (.*)$" "\\1;\\2" sanitizer_reject "${sanitizer_reject}")
+      list(GET sanitizer_reject 0 tool)
+      list(GET sanitizer_reject 1 regex)
+      _cudalab_sanitizer_test(${lab}/broken/${stem_dash}-${tool} ${tool}
+        ${lab}-grader-broken-${stem_dash} "${checks}" "${lab}/broken/sanitize")
+      set_tests_properties(${lab}/broken/${stem_dash}-${tool} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}")
+    endif()
+  endforeach()
+
+  # Sanitizer gate: the correctness checks under compute-sanitizer.
+  foreach(role student solution)
+    foreach(tool IN LISTS ARG_SANITIZE)
+      _cudalab_sanitizer_test(${lab}/${role}/sanitize-${tool} ${tool} ${lab}-grader-${role}
+        "[correctness]" "${lab}/${role}/sanitize")
+    endforeach()
+  endforeach()
+
+  # Host unit tests.
+  file(GLOB host_tests CONFIGURE_DEPENDS "${grader_dir}/test_*.cpp")
+  if(host_tests)
+    add_executable(${lab}-host-tests ${host_tests})
+    target_link_libraries(${lab}-host-tests PRIVATE ${lab}_support cudalab_catch_main)
+    cudalab_warnings(${lab}-host-tests)
+    cudalab_discover_tests(${lab}-host-tests "${lab}/host/" "${lab}/host")
+  endif()
+
+  # The runner.
+  file(GLOB runner CONFIGURE_DEPENDS "${grader_dir}/run_*.cpp")
+  if(runner)
+    add_executable(${lab}-${short} ${runner} $<TARGET_OBJECTS:${lab}_student>
+                                   $<TARGET_OBJECTS:${lab}_reference>)
+    target_link_libraries(${lab}-${short} PRIVATE ${lab}_support cxxopts::cxxopts)
+    cudalab_warnings(${lab}-${short})
+    set(runner_target ${lab}-${short})
+    # Bad input must give one line and exit code 2 (tests listed in grader/labs/<name>/cli_tests.txt).
+    set(cli_tests "${grader_dir}/cli_tests.txt")
+    if(EXISTS "${cli_tests}")
+      add_test(NAME ${lab}/host/runner-bad-input
+               COMMAND bash "${root}/grader/tests/expect_usage_errors.sh"
+                       $<TARGET_FILE:${runner_target}> "${cli_tests}")
+      set_tests_properties(${lab}/host/runner-bad-input PROPERTIES LABELS "${lab}/host/cli")
+    endif()
+  endif()
+
+  string(JOIN "," tools ${ARG_SANITIZE})
+  set_property(GLOBAL APPEND PROPERTY CUDALAB_LABS
+    "${id}\t${short}\t$<TARGET_FILE:${lab}-grader-student>\t$<TARGET_FILE:${lab}-grader-solution>\t${tools}")
+endfunction()
+
+# Writes the lab manifest the grade command reads: one line per lab,
+# id <tab> name <tab> student grader <tab> solution grader <tab> sanitizer tools.
+function(cudalab_finish_labs)
+  get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
+  string(JOIN "\n" content ${labs})
+  file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/cudalab-labs.tsv" CONTENT "${content}\n")
+endfunction()

@@ -1,0 +1,32 @@
+// Shared command-line plumbing for runners and the grade command. Bad input gets one line on
+// stderr ("<program>: error: ...") and exit code 2; a CUDA failure exit code 1.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace cudalab {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Runs `body`, mapping exceptions to one-line errors and exit codes (UsageError -> 2,
+// anything else -> 1). `body` returns the exit code on success.
+int guarded_main(const char* program, const std::function<int()>& body);
+
+// Parses a decimal integer in [lo, hi]; throws UsageError naming `what` otherwise.
+std::int64_t parse_int_in_range(const std::string& text, const std::string& what, std::int64_t lo,
+                                std::int64_t hi);
+
+// Throws UsageError unless `value` is odd and positive.
+void require_odd_positive(std::int64_t value, const std::string& what);
+
+}  // namespace cudalab

@@ -1,0 +1,61 @@
+// Timing GPU work the way the grader and the benchmarks need it:
+//   - CUDA events around each sample on the caller's stream;
+//   - warm-up launches first (also the launches that validated the result);
+//   - the L2 cache flushed before every sample for memory-bound work (a memset of a buffer
+//     larger than the L2), outside the timed interval;
+//   - candidates interleaved sample by sample (A B A B ...), so that clock and thermal drift
+//     hit all of them alike;
+//   - at least `min_samples`, then until every candidate's relative standard error is under
+//     `target_rse`, or `max_samples`, or `time_cap_s` of wall time;
+//   - the median reported.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "cudalab/device_buffer.h"
+
+namespace cudalab {
+
+struct TimingOptions {
+  int warmup = 3;
+  int min_samples = 20;
+  int max_samples = 500;
+  double target_rse = 0.01;
+  double time_cap_s = 10.0;
+  bool flush_l2 = true;
+};
+
+struct Timing {
+  std::vector<double> samples_ms;
+  double median_ms = 0.0;
+  double rse = 0.0;  // relative standard error of the mean of samples_ms
+};
+
+using Launch = std::function<void(cudaStream_t)>;
+
+// Writes a buffer larger than the L2 so that the next sample starts with a cold cache.
+class L2Flusher {
+ public:
+  explicit L2Flusher(std::size_t l2_bytes);
+  void flush(cudaStream_t stream);
+
+ private:
+  DeviceBuffer<unsigned char> scratch_;
+};
+
+// The stopping rule, separate so it can be unit-tested without a GPU: true when sampling may stop.
+bool sampling_done(const std::vector<std::vector<double>>& samples, double elapsed_s,
+                   const TimingOptions& options);
+
+// Times every launch in `launches`, interleaved; result[i] belongs to launches[i].
+std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaStream_t stream,
+                                     const TimingOptions& options = {});
+
+// Convenience for one launch.
+Timing time_launch(const Launch& launch, cudaStream_t stream, const TimingOptions& options = {});
+
+}  // namespace cudalab

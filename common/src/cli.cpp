@@ -1,0 +1,46 @@
+#include "cudalab/cli.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+
+#include "cudalab/check.h"
+
+namespace cudalab {
+
+int guarded_main(const char* program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const CudaError& e) {
+    std::cerr << program << ": CUDA error: " << e.what() << "\n";
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+std::int64_t parse_int_in_range(const std::string& text, const std::string& what, std::int64_t lo,
+                                std::int64_t hi) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(begin, &end, 10);
+  if (text.empty() || *end != '\0')
+    throw UsageError(what + " must be an integer, got '" + text + "'");
+  if (errno == ERANGE || value < lo || value > hi)
+    throw UsageError(what + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "], got " + text);
+  return value;
+}
+
+void require_odd_positive(std::int64_t value, const std::string& what) {
+  if (value <= 0 || value % 2 == 0)
+    throw UsageError(what + " must be odd and positive (a centred mask), got " +
+                     std::to_string(value));
+}
+
+}  // namespace cudalab

@@ -1,0 +1,79 @@
+#include "cudalab/timing.h"
+
+#include <algorithm>
+#include <memory>
+#include <chrono>
+#include <stdexcept>
+
+#include "cudalab/stats.h"
+
+namespace cudalab {
+
+L2Flusher::L2Flusher(std::size_t l2_bytes) : scratch_(std::max<std::size_t>(2 * l2_bytes, 1)) {}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  // Writing every line of a buffer twice the L2's size evicts whatever the timed work left there.
+  CUDA_CHECK(cudaMemsetAsync(scratch_.data(), 0, scratch_.bytes(), stream));
+}
+
+bool sampling_done(const std::vector<std::vector<double>>& samples, double elapsed_s,
+                   const TimingOptions& options) {
+  if (samples.empty()) return true;
+  const std::size_t n = samples.front().size();
+  if (n < static_cast<std::size_t>(options.min_samples)) return false;
+  if (n >= static_cast<std::size_t>(options.max_samples)) return true;
+  if (elapsed_s >= options.time_cap_s) return true;
+  return std::all_of(samples.begin(), samples.end(), [&](const std::vector<double>& s) {
+    return relative_standard_error(s) <= options.target_rse;
+  });
+}
+
+std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaStream_t stream,
+                                     const TimingOptions& options) {
+  if (launches.empty()) return {};
+  if (options.min_samples < 1 || options.max_samples < options.min_samples)
+    throw std::invalid_argument("time_interleaved: need 1 <= min_samples <= max_samples");
+
+  std::unique_ptr<L2Flusher> flusher;
+  if (options.flush_l2) {
+    int device = 0, l2 = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    flusher = std::make_unique<L2Flusher>(static_cast<std::size_t>(l2));
+  }
+
+  for (int w = 0; w < options.warmup; ++w)
+    for (const auto& launch : launches) launch(stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  Event start, stop;
+  std::vector<std::vector<double>> samples(launches.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      if (flusher) flusher->flush(stream);
+      start.record(stream);
+      launches[i](stream);
+      stop.record(stream);
+      samples[i].push_back(stop.elapsed_since(start));
+    }
+    CUDA_CHECK(cudaGetLastError());
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (sampling_done(samples, elapsed, options)) break;
+  }
+
+  std::vector<Timing> result(launches.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    result[i].median_ms = median(samples[i]);
+    result[i].rse = relative_standard_error(samples[i]);
+    result[i].samples_ms = std::move(samples[i]);
+  }
+  return result;
+}
+
+Timing time_launch(const Launch& launch, cudaStream_t stream, const TimingOptions& options) {
+  return time_interleaved({launch}, stream, options).front();
+}
+
+}  // namespace cudalab

@@ -1,0 +1,148 @@
+// Command-line plumbing: integer parsing with ranges, odd-size checks and exit-code mapping.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "cudalab/catch.h"
+#include "cudalab/check.h"
+#include "cudalab/cli.h"
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The message of the UsageError `f` throws; fails the test if it throws nothing.
+template <typename F>
+std::string usage_error_of(F&& f) {
+  try {
+    f();
+  } catch (const cudalab::UsageError& e) {
+    return e.what();
+  }
+  FAIL("no UsageError thrown");
+  return {};
+}
+
+// Redirects std::cerr into a string for the lifetime of the object.
+class CerrCapture {
+ public:
+  CerrCapture() : old_(std::cerr.rdbuf(captured_.rdbuf())) {}
+  ~CerrCapture() { std::cerr.rdbuf(old_); }
+  CerrCapture(const CerrCapture&) = delete;
+  CerrCapture& operator=(const CerrCapture&) = delete;
+  std::string text() const { return captured_.str(); }
+
+ private:
+  std::ostringstream captured_;
+  std::streambuf* old_;
+};
+
+}  // namespace
+
+TEST_CASE("parse_int_in_range accepts decimal integers inside the range", "[common][cli]") {
+  SECTION("values inside and on the bounds") {
+    const std::int64_t expected = GENERATE(std::int64_t{1}, std::int64_t{7}, std::int64_t{99});
+    const std::string text = std::to_string(expected);
+    CAPTURE(text);
+    CHECK(cudalab::parse_int_in_range(text, "mask width", 1, 99) == expected);
+  }
+  SECTION("negative values") {
+    CHECK(cudalab::parse_int_in_range("-3", "offset", -10, 10) == -3);
+  }
+  SECTION("the full 64-bit range") {
+    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    CHECK(cudalab::parse_int_in_range("9223372036854775807", "n", kMin, kMax) == kMax);
+    CHECK(cudalab::parse_int_in_range("-9223372036854775808", "n", kMin, kMax) == kMin);
+  }
+}
+
+TEST_CASE("parse_int_in_range rejects text that is not an integer and names the option",
+          "[common][cli]") {
+  const std::string text =
+      GENERATE(as<std::string>{}, "", "12abc", "1e3", "abc", "3.5", "12 ", "0x10", "-");
+  CAPTURE(text);
+
+  const std::string message =
+      usage_error_of([&] { cudalab::parse_int_in_range(text, "mask width", 1, 1000); });
+  CAPTURE(message);
+  CHECK(contains(message, "mask width"));
+  CHECK(contains(message, "'" + text + "'"));
+}
+
+TEST_CASE("parse_int_in_range rejects values out of range and names the option and range",
+          "[common][cli]") {
+  const std::string text = GENERATE(as<std::string>{}, "0", "-1", "100", "1000",
+                                    "99999999999999999999", "-99999999999999999999");
+  CAPTURE(text);
+
+  const std::string message =
+      usage_error_of([&] { cudalab::parse_int_in_range(text, "input size", 1, 99); });
+  CAPTURE(message);
+  CHECK(contains(message, "input size"));
+  CHECK(contains(message, "[1, 99]"));
+  CHECK(contains(message, text));
+}
+
+TEST_CASE("require_odd_positive accepts odd positive values only", "[common][cli]") {
+  SECTION("accepted") {
+    const std::int64_t value = GENERATE(std::int64_t{1}, std::int64_t{5}, std::int64_t{31});
+    CAPTURE(value);
+    CHECK_NOTHROW(cudalab::require_odd_positive(value, "mask width"));
+  }
+  SECTION("rejected") {
+    const std::int64_t value =
+        GENERATE(std::int64_t{0}, std::int64_t{-3}, std::int64_t{4}, std::int64_t{-1});
+    CAPTURE(value);
+    const std::string message =
+        usage_error_of([&] { cudalab::require_odd_positive(value, "mask width"); });
+    CAPTURE(message);
+    CHECK(contains(message, "mask width"));
+    CHECK(contains(message, std::to_string(value)));
+  }
+}
+
+TEST_CASE("guarded_main passes the body's exit code through silently", "[common][cli]") {
+  const int code = GENERATE(0, 1, 3);
+  CAPTURE(code);
+  CerrCapture cerr;
+  CHECK(cudalab::guarded_main("runner", [code] { return code; }) == code);
+  CHECK(cerr.text().empty());
+}
+
+TEST_CASE("guarded_main maps exceptions to exit codes and one line on stderr", "[common][cli]") {
+  CerrCapture cerr;
+
+  SECTION("UsageError -> 2") {
+    const int code = cudalab::guarded_main(
+        "runner", []() -> int { throw cudalab::UsageError("mask width must be odd"); });
+    CHECK(code == cudalab::kExitUsage);
+    CHECK(code == 2);
+    CHECK(cerr.text() == "runner: error: mask width must be odd\n");
+  }
+  SECTION("std::runtime_error -> 1") {
+    const int code = cudalab::guarded_main(
+        "runner", []() -> int { throw std::runtime_error("cannot open input.pgm"); });
+    CHECK(code == cudalab::kExitFailure);
+    CHECK(code == 1);
+    CHECK(cerr.text() == "runner: error: cannot open input.pgm\n");
+  }
+  SECTION("CudaError -> 1") {
+    const int code = cudalab::guarded_main("runner", []() -> int {
+      CUDA_CHECK(cudaError_t(cudaErrorInvalidValue));
+      return 0;
+    });
+    CHECK(code == cudalab::kExitFailure);
+    const std::string text = cerr.text();
+    CAPTURE(text);
+    CHECK(text.rfind("runner: CUDA error: ", 0) == 0);
+    CHECK(contains(text, "cudaErrorInvalidValue"));
+  }
+}

@@ -1,0 +1,114 @@
+// Timing policy without a GPU: the sampling stopping rule and argument checks before CUDA calls.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "cudalab/catch.h"
+#include "cudalab/stats.h"
+#include "cudalab/timing.h"
+
+namespace {
+
+cudalab::TimingOptions small_options() {
+  cudalab::TimingOptions options;
+  options.min_samples = 5;
+  options.max_samples = 10;
+  options.target_rse = 0.01;
+  options.time_cap_s = 2.0;
+  return options;
+}
+
+std::vector<double> quiet(std::size_t n) {
+  return std::vector<double>(n, 1.0);
+}
+
+// Alternating 1 and 3: RSE around 0.5 / sqrt(n), far above 1 %.
+std::vector<double> noisy(std::size_t n) {
+  std::vector<double> s(n);
+  for (std::size_t i = 0; i < n; ++i) s[i] = (i % 2 == 0) ? 1.0 : 3.0;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("sampling_done: no candidates means nothing to wait for", "[common][timing]") {
+  CHECK(cudalab::sampling_done({}, 0.0, small_options()));
+}
+
+TEST_CASE("sampling_done: fewer than min_samples never stops", "[common][timing]") {
+  const cudalab::TimingOptions options = small_options();
+  const std::size_t n = GENERATE(std::size_t{0}, std::size_t{1}, std::size_t{4});
+  CAPTURE(n);
+  CHECK_FALSE(cudalab::sampling_done({quiet(n)}, 0.0, options));
+  CHECK_FALSE(cudalab::sampling_done({quiet(n), quiet(n)}, 0.0, options));
+  // min_samples comes first, even past the time cap.
+  CHECK_FALSE(cudalab::sampling_done({quiet(n)}, 100.0, options));
+}
+
+TEST_CASE("sampling_done: max_samples stops even noisy candidates", "[common][timing]") {
+  const cudalab::TimingOptions options = small_options();
+  const std::size_t n = GENERATE(std::size_t{10}, std::size_t{11});
+  CAPTURE(n);
+  CHECK(cudalab::sampling_done({noisy(n), noisy(n)}, 0.0, options));
+}
+
+TEST_CASE("sampling_done: the time cap stops noisy candidates", "[common][timing]") {
+  const cudalab::TimingOptions options = small_options();
+  const std::vector<std::vector<double>> samples{noisy(6), quiet(6)};
+  CHECK_FALSE(cudalab::sampling_done(samples, 1.999, options));
+  CHECK(cudalab::sampling_done(samples, 2.0, options));
+  CHECK(cudalab::sampling_done(samples, 50.0, options));
+}
+
+TEST_CASE("sampling_done: stops when every candidate's RSE is within the target",
+          "[common][timing]") {
+  const cudalab::TimingOptions options = small_options();
+  const std::size_t n = GENERATE(std::size_t{5}, std::size_t{9});
+  CAPTURE(n);
+
+  SECTION("all quiet") {
+    CHECK(cudalab::sampling_done({quiet(n), quiet(n), quiet(n)}, 0.0, options));
+  }
+  SECTION("one noisy candidate keeps sampling") {
+    CHECK_FALSE(cudalab::sampling_done({quiet(n), noisy(n), quiet(n)}, 0.0, options));
+    CHECK_FALSE(cudalab::sampling_done({quiet(n), quiet(n), noisy(n)}, 0.0, options));
+  }
+}
+
+TEST_CASE("sampling_done: an RSE exactly at the target is good enough", "[common][timing]") {
+  cudalab::TimingOptions options = small_options();
+  const std::vector<double> samples{1.0, 1.01, 0.99, 1.02, 0.98, 1.0};
+  const double rse = cudalab::relative_standard_error(samples);
+  CAPTURE(rse);
+
+  options.target_rse = rse;
+  CHECK(cudalab::sampling_done({samples}, 0.0, options));
+  options.target_rse = std::nextafter(rse, 0.0);
+  CHECK_FALSE(cudalab::sampling_done({samples}, 0.0, options));
+}
+
+TEST_CASE("time_interleaved checks its options before touching the device", "[common][timing]") {
+  // On a machine without a GPU any CUDA call would throw CudaError instead; a launch that ran
+  // would set the flag.
+  bool launched = false;
+  const cudalab::Launch launch = [&launched](cudaStream_t) { launched = true; };
+  cudalab::TimingOptions options;
+
+  SECTION("min_samples > max_samples") {
+    options.min_samples = 20;
+    options.max_samples = 10;
+    REQUIRE_THROWS_AS(cudalab::time_interleaved({launch, launch}, nullptr, options),
+                      std::invalid_argument);
+    REQUIRE_THROWS_AS(cudalab::time_launch(launch, nullptr, options), std::invalid_argument);
+  }
+  SECTION("min_samples < 1") {
+    options.min_samples = 0;
+    REQUIRE_THROWS_AS(cudalab::time_interleaved({launch}, nullptr, options), std::invalid_argument);
+  }
+  CHECK_FALSE(launched);
+}
+
+TEST_CASE("time_interleaved of no launches returns no timings", "[common][timing]") {
+  CHECK(cudalab::time_interleaved({}, nullptr).empty());
+}

@@ -1,0 +1,55 @@
+#include "grading.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+#include "cudalab/device_info.h"
+#include "cudalab/random.h"
+#include "grading_state.h"
+
+namespace cudalab::grade {
+
+CheckState& current_check() {
+  static CheckState state;
+  return state;
+}
+
+bool listing_only() {
+  const char* v = std::getenv("CUDALAB_LIST_CHECKS");
+  return v != nullptr && std::string(v) == "1";
+}
+
+std::uint64_t base_seed() { return seed_from_env(kDefaultSeed); }
+
+bool begin_check(int points, Needs needs) {
+  CheckState& s = current_check();
+  s.points = points;
+  if (listing_only()) {
+    s.listed = true;
+    return false;
+  }
+  if (needs == Needs::gpu) {
+    static std::string reason;
+    static const bool device = has_cuda_device(&reason);
+    if (!device) {
+      s.skipped = true;
+      s.skip_reason = reason;
+      std::cout << "SKIPPED: " << reason << std::endl;
+      return false;
+    }
+  }
+  return true;
+}
+
+void set_credit(double fraction) { current_check().credit = std::clamp(fraction, 0.0, 1.0); }
+
+void measure(const std::string& key, double value) { current_check().measurements[key] = value; }
+
+void note(const std::string& text) {
+  auto& notes = current_check().notes;
+  if (!notes.empty()) notes += "\n";
+  notes += text;
+}
+
+}  // namespace cudalab::grade

@@ -1,0 +1,56 @@
+// Graded checks: a Catch2 test case with points.
+//
+//   GRADED_CHECK("worked example", "[lab01][correctness]", 10, Needs::gpu) {
+//     ... REQUIRE / FAIL as usual ...
+//   }
+//
+// The first thing a graded check does is begin_check(): without a CUDA device a GPU check prints
+// "SKIPPED: no CUDA device" (CTest's SKIP_REGULAR_EXPRESSION turns that into "Skipped") and its
+// body does not run, so it can never count as passed. A listener (grader_main.cpp) writes one
+// record per check to the file named by CUDALAB_RESULTS, which the grade command reads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cudalab/catch.h"
+
+namespace cudalab::grade {
+
+enum class Needs { host, gpu };
+
+// Seed of every generated input unless CUDALAB_SEED is set (an instructor's secret seed).
+inline constexpr std::uint64_t kDefaultSeed = 20180914;  // the convolution lecture's date
+std::uint64_t base_seed();
+
+// False when the body must not run (skipped for lack of a device, or the grade command only
+// listing the checks with CUDALAB_LIST_CHECKS=1).
+bool begin_check(int points, Needs needs);
+
+// Partial credit in [0, 1] (performance); the default for a passing check is 1.
+void set_credit(double fraction);
+
+// Named figures attached to the check's record (ratio, GB/s, ...), and free-form notes.
+void measure(const std::string& key, double value);
+void note(const std::string& text);
+
+}  // namespace cudalab::grade
+
+#define CUDALAB_CONCAT_(a, b) a##b
+#define CUDALAB_CONCAT(a, b) CUDALAB_CONCAT_(a, b)
+
+// __LINE__ is the same everywhere in one macro expansion, so the three uses name one function.
+#define GRADED_CHECK(name, tags, points, needs)                                            \
+  static void CUDALAB_CONCAT(graded_check_body_, __LINE__)();                              \
+  TEST_CASE(name, tags) {                                                                  \
+    if (::cudalab::grade::begin_check(points, ::cudalab::grade::needs))                    \
+      CUDALAB_CONCAT(graded_check_body_, __LINE__)();                                      \
+  }                                                                                        \
+  static void CUDALAB_CONCAT(graded_check_body_, __LINE__)()
+
+// Fails the check with `problem` unless it is empty (harness functions return "" when all is well).
+#define REQUIRE_NO_PROBLEM(problem_expr)        \
+  do {                                          \
+    const std::string cudalab_problem_ = (problem_expr); \
+    if (!cudalab_problem_.empty()) FAIL(cudalab_problem_); \
+  } while (0)

@@ -1,0 +1,33 @@
+// The grading policy table: one row per lab. Performance credit is a function of the ratio
+// r = median(t_candidate) / median(t_reference), measured in the same process:
+//   full credit for r <= r_full, linear down to none at r >= r_zero.
+// Ratios hold on any GPU, so the table has no milliseconds. docs/grading.md explains the values.
+#pragma once
+
+#include <string>
+
+namespace cudalab::grade {
+
+struct LabPolicy {
+  const char* lab;
+  double r_full;
+  double r_zero;
+  int sanitizer_points;  // per compute-sanitizer tool the lab runs (memcheck, racecheck, ...)
+};
+
+inline constexpr LabPolicy kLabPolicies[] = {
+    // lab   r_full  r_zero  sanitizer points
+    {"01", 1.30, 3.00, 10},
+};
+
+// Throws std::out_of_range for an unknown lab.
+const LabPolicy& lab_policy(const std::string& lab);
+
+// Credit in [0, 1] for a ratio: 1 at or below r_full, 0 at or above r_zero, linear between.
+double perf_credit(double ratio, double r_full, double r_zero);
+
+// The bounds the reference timed against itself must fall in for the harness to be trusted.
+inline constexpr double kSelfCheckLow = 0.9;
+inline constexpr double kSelfCheckHigh = 1.1;
+
+}  // namespace cudalab::grade

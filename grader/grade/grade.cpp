@@ -1,0 +1,348 @@
+// cudalab-grade: grades the labs (the student files, or the reference solutions with
+// --solutions), prints a table per lab and a summary, and writes a JSON report and optionally a
+// Gradescope results.json and JUnit XML (through CTest).
+//
+// Each check runs in its own grader process with a time limit, so a crash or a hang costs that
+// check only. Labs come from the manifest the build writes (cudalab-labs.tsv).
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+#include "cudalab/cli.h"
+#include "cudalab/device_info.h"
+#include "grading.h"
+#include "policy.h"
+#include "process.h"
+#include "record.h"
+#include "report.h"
+
+namespace {
+
+using namespace cudalab::grade;
+
+struct LabEntry {
+  std::string id, name, student_grader, solution_grader;
+  std::vector<std::string> sanitizers;
+};
+
+struct Options {
+  std::vector<std::string> labs;  // empty: all
+  bool solutions = false;
+  std::uint64_t seed = kDefaultSeed;
+  double timeout_s = 300;
+  bool sanitize = true;
+  bool list = false;
+  std::string json, gradescope, junit;
+  bool color = false;
+  std::string manifest = CUDALAB_MANIFEST;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+std::vector<LabEntry> read_manifest(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("no lab manifest at " + path + " (build the project first)");
+  std::vector<LabEntry> labs;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto f = split(line, '\t');
+    if (f.size() < 4) throw std::runtime_error("malformed line in " + path + ": " + line);
+    LabEntry e{f[0], f[1], f[2], f[3], {}};
+    if (f.size() > 4 && !f[4].empty()) e.sanitizers = split(f[4], ',');
+    labs.push_back(e);
+  }
+  return labs;
+}
+
+Options parse(int argc, char** argv) {
+  cxxopts::Options spec("cudalab-grade", "Grade the CUDA labs");
+  spec.add_options()
+      ("lab", "lab(s) to grade, e.g. --lab 01 or --lab 01,02 (default: all)", cxxopts::value<std::vector<std::string>>())
+      ("solutions", "grade the reference solutions instead of the student files")
+      ("seed", "seed of the generated inputs (an instructor's secret seed)", cxxopts::value<std::string>())
+      ("timeout", "seconds allowed per check", cxxopts::value<std::string>()->default_value("300"))
+      ("no-sanitize", "skip the compute-sanitizer checks")
+      ("json", "write the JSON report here (default: grade-report.json in the build folder)", cxxopts::value<std::string>())
+      ("gradescope", "also write a Gradescope results.json here", cxxopts::value<std::string>())
+      ("junit", "also write JUnit XML here (runs the same checks through CTest)", cxxopts::value<std::string>())
+      ("color", "auto, always or never", cxxopts::value<std::string>()->default_value("auto"))
+      ("list", "list the labs and exit")
+      ("manifest", "lab manifest written by the build", cxxopts::value<std::string>())
+      ("h,help", "show this help");
+  cxxopts::ParseResult r;
+  try {
+    r = spec.parse(argc, argv);
+  } catch (const std::exception& e) {
+    throw cudalab::UsageError(e.what());
+  }
+  if (r.count("help")) {
+    std::cout << spec.help() << std::endl;
+    std::exit(0);
+  }
+  if (!r.unmatched().empty())
+    throw cudalab::UsageError("unexpected argument '" + r.unmatched().front() + "'");
+  Options o;
+  if (r.count("lab"))
+    for (const auto& l : r["lab"].as<std::vector<std::string>>())
+      if (!l.empty()) o.labs.push_back(l);
+  o.solutions = r.count("solutions") > 0;
+  if (r.count("seed"))
+    o.seed = static_cast<std::uint64_t>(
+        cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
+  else if (const char* env = std::getenv("CUDALAB_SEED"))
+    o.seed = static_cast<std::uint64_t>(cudalab::parse_int_in_range(env, "CUDALAB_SEED", 0, LLONG_MAX));
+  o.timeout_s = static_cast<double>(
+      cudalab::parse_int_in_range(r["timeout"].as<std::string>(), "--timeout", 1, 86400));
+  o.sanitize = r.count("no-sanitize") == 0;
+  o.list = r.count("list") > 0;
+  if (r.count("manifest")) o.manifest = r["manifest"].as<std::string>();
+  o.json = r.count("json") ? r["json"].as<std::string>()
+                           : o.manifest.substr(0, o.manifest.find_last_of('/') + 1) + "grade-report.json";
+  if (r.count("gradescope")) o.gradescope = r["gradescope"].as<std::string>();
+  if (r.count("junit")) o.junit = r["junit"].as<std::string>();
+  const std::string color = r["color"].as<std::string>();
+  if (color == "always") o.color = true;
+  else if (color == "never") o.color = false;
+  else if (color == "auto") o.color = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+  else throw cudalab::UsageError("--color must be auto, always or never, got '" + color + "'");
+  return o;
+}
+
+std::vector<LabEntry> select_labs(const std::vector<LabEntry>& all, const Options& o) {
+  if (o.labs.empty()) return all;
+  std::vector<LabEntry> chosen;
+  std::set<std::string> seen;
+  for (const auto& want : o.labs) {
+    bool found = false;
+    for (const auto& e : all) {
+      if (want == e.id || want == e.id + "-" + e.name || want == e.name) {
+        if (seen.insert(e.id).second) chosen.push_back(e);
+        found = true;
+      }
+    }
+    if (!found) {
+      std::string known;
+      for (const auto& e : all) known += (known.empty() ? "" : ", ") + e.id;
+      throw cudalab::UsageError("unknown lab '" + want + "' (labs: " + known + ")");
+    }
+  }
+  return chosen;
+}
+
+// Catch2 reads ',', '[', ']', '*', '"', '~' and '\' in a test spec; escape them for exact names.
+std::string exact_spec(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    if (std::string(",[]*\"~\\").find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string temp_path() {
+  char tmpl[] = "/tmp/cudalab-grade-XXXXXX";
+  const int fd = mkstemp(tmpl);
+  if (fd < 0) throw std::runtime_error("cannot create a temporary file");
+  close(fd);
+  return tmpl;
+}
+
+class Progress {
+ public:
+  explicit Progress(bool tty) : tty_(tty) {}
+  void show(const std::string& text) {
+    if (!tty_) return;
+    std::cerr << "\r\033[K" << text << std::flush;
+  }
+  void clear() {
+    if (tty_) std::cerr << "\r\033[K" << std::flush;
+  }
+
+ private:
+  bool tty_;
+};
+
+std::vector<std::string> grader_env(const Options& o, const std::string& results) {
+  return {"CUDALAB_RESULTS=" + results, "CUDALAB_SEED=" + std::to_string(o.seed)};
+}
+
+std::vector<CheckRecord> list_checks(const std::string& exe, const std::string& spec,
+                                     const Options& o) {
+  const std::string results = temp_path();
+  auto env = grader_env(o, results);
+  env.push_back("CUDALAB_LIST_CHECKS=1");
+  const ProcessResult p = run_process({exe, spec}, env, 120);
+  auto records = read_records(results);
+  std::remove(results.c_str());
+  if (records.empty())
+    throw std::runtime_error("could not list the checks of " + exe + " (" +
+                             describe_ending(p, 120) + "): " + last_lines(p.output, 3));
+  return records;
+}
+
+CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const Options& o) {
+  const std::string results = temp_path();
+  const ProcessResult p = run_process({exe, exact_spec(listed.name)}, grader_env(o, results),
+                                      o.timeout_s);
+  std::vector<CheckRecord> records;
+  try {
+    records = read_records(results);
+  } catch (const std::exception&) {
+  }
+  std::remove(results.c_str());
+  for (const auto& r : records)
+    if (r.name == listed.name) return r;
+  CheckRecord r = listed;
+  r.status = "failed";
+  r.message = "the grader process ended before the check finished (" +
+              describe_ending(p, o.timeout_s) + ")";
+  if (const std::string tail = last_lines(p.output, 5); !tail.empty()) r.message += ":\n" + tail;
+  return r;
+}
+
+CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std::string& tool,
+                          bool correctness_passed, const GradeReport& report, const Options& o) {
+  CheckRecord r;
+  r.name = "compute-sanitizer " + tool;
+  r.tags = "[lab" + lab.id + "][sanitize]";
+  r.points = lab_policy(lab.id).sanitizer_points;
+  r.status = "skipped";
+  const std::string sanitizer = CUDALAB_SANITIZER;
+  if (!report.has_device) {
+    r.message = report.no_device_reason;
+  } else if (!o.sanitize) {
+    r.message = "disabled by --no-sanitize";
+  } else if (sanitizer.empty() || access(sanitizer.c_str(), X_OK) != 0) {
+    r.message = "compute-sanitizer not found";
+  } else if (!correctness_passed) {
+    r.status = "failed";
+    r.message = "not run: the correctness checks must pass first";
+  } else {
+    const ProcessResult p =
+        run_process({sanitizer, "--tool", tool, "--error-exitcode", "86", exe, "[correctness]"},
+                    {"CUDALAB_GUARD_BYTES=0", "CUDALAB_SEED=" + std::to_string(o.seed)},
+                    o.timeout_s * 4);
+    if (p.exit_code == 0) {
+      r.status = "passed";
+      r.earned = r.points;
+      r.message = "no hazards reported";
+    } else {
+      r.status = "failed";
+      std::string hazards;
+      std::istringstream in(p.output);
+      std::string line;
+      int shown = 0;
+      while (std::getline(in, line))
+        if (line.rfind("========= ", 0) == 0 && shown++ < 12) hazards += line + "\n";
+      r.message = (p.exit_code == 86 ? "compute-sanitizer " + tool + " reported hazards:\n"
+                                     : "under compute-sanitizer: " + describe_ending(p, o.timeout_s * 4) + "\n") +
+                  (hazards.empty() ? last_lines(p.output, 8) : hazards);
+    }
+  }
+  return r;
+}
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << text;
+}
+
+void write_junit(const Options& o, const std::vector<LabEntry>& labs) {
+  std::string ids;
+  for (const auto& l : labs) ids += (ids.empty() ? "" : "|") + std::string("lab") + l.id;
+  const std::string build_dir = o.manifest.substr(0, o.manifest.find_last_of('/'));
+  const ProcessResult p =
+      run_process({"ctest", "--test-dir", build_dir, "-L",
+                   "^(" + ids + ")/" + (o.solutions ? "solution/" : "student/"), "--output-junit",
+                   o.junit},
+                  {"CUDALAB_SEED=" + std::to_string(o.seed)}, 3600);
+  if (p.timed_out || p.signal != 0)
+    throw std::runtime_error("ctest for JUnit failed: " + describe_ending(p, 3600));
+  std::cout << "JUnit XML (via CTest): " << o.junit << "\n";
+}
+
+int grade(const Options& o) {
+  const auto all = read_manifest(o.manifest);
+  const auto labs = select_labs(all, o);
+  if (o.list) {
+    for (const auto& l : all) std::cout << l.id << "  " << l.name << "\n";
+    return cudalab::kExitOk;
+  }
+
+  GradeReport report;
+  report.target = o.solutions ? "solutions" : "student";
+  report.seed = o.seed;
+  report.generated_at = utc_now();
+  report.has_device = cudalab::has_cuda_device(&report.no_device_reason);
+  if (report.has_device) report.device_name = cudalab::query_device(0, false).name;
+  if (!report.has_device)
+    std::cout << "No CUDA device found (" << report.no_device_reason
+              << "): host checks run, every GPU check is reported as SKIPPED.\n\n";
+
+  Progress progress(o.color);
+  for (std::size_t li = 0; li < labs.size(); ++li) {
+    const LabEntry& lab = labs[li];
+    const std::string exe = o.solutions ? lab.solution_grader : lab.student_grader;
+    LabResult result{lab.id, lab.name, {}};
+    const auto listed = list_checks(exe, o.solutions ? "" : "~[selfcheck]", o);
+    bool correctness_passed = true;
+    for (std::size_t ci = 0; ci < listed.size(); ++ci) {
+      progress.show("lab " + std::to_string(li + 1) + " of " + std::to_string(labs.size()) + " (" +
+                    lab.id + " " + lab.name + "): check " + std::to_string(ci + 1) + " of " +
+                    std::to_string(listed.size() + lab.sanitizers.size()) + ": " + listed[ci].name);
+      CheckRecord r = run_check(exe, listed[ci], o);
+      if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
+        correctness_passed = false;
+      result.checks.push_back(std::move(r));
+    }
+    for (const auto& tool : lab.sanitizers) {
+      progress.show("lab " + std::to_string(li + 1) + " of " + std::to_string(labs.size()) + " (" +
+                    lab.id + " " + lab.name + "): compute-sanitizer " + tool);
+      result.checks.push_back(run_sanitizer(lab, exe, tool, correctness_passed, report, o));
+    }
+    progress.clear();
+    std::cout << lab_table(result, o.color) << "\n";
+    report.labs.push_back(std::move(result));
+  }
+  std::cout << summary_table(report, o.color);
+
+  write_file(o.json, report_json(report));
+  std::cout << "JSON report: " << o.json << "\n";
+  if (!o.gradescope.empty()) {
+    write_file(o.gradescope, gradescope_json(report));
+    std::cout << "Gradescope results: " << o.gradescope << "\n";
+  }
+  if (!o.junit.empty()) write_junit(o, labs);
+  return report.failed() ? cudalab::kExitFailure : cudalab::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cudalab::guarded_main("cudalab-grade", [&] { return grade(parse(argc, argv)); });
+}

@@ -1,0 +1,54 @@
+// The grading policy: performance credit from a time ratio, and the per-lab thresholds table.
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "cudalab/catch.h"
+#include "policy.h"
+
+using cudalab::grade::kLabPolicies;
+using cudalab::grade::lab_policy;
+using cudalab::grade::perf_credit;
+
+TEST_CASE("perf_credit is full at r_full, none at r_zero and linear between", "[grader][policy]") {
+  const double r_full = 1.3, r_zero = 3.0;
+  CHECK(perf_credit(1.0, r_full, r_zero) == 1.0);
+  CHECK(perf_credit(0.5, r_full, r_zero) == 1.0);  // faster than the reference
+  CHECK(perf_credit(r_full, r_full, r_zero) == 1.0);
+  CHECK(perf_credit(r_zero, r_full, r_zero) == 0.0);
+  CHECK(perf_credit(10.0, r_full, r_zero) == 0.0);
+  CHECK(perf_credit((r_full + r_zero) / 2, r_full, r_zero) == Approx(0.5));
+  CHECK(perf_credit(r_full + 0.25 * (r_zero - r_full), r_full, r_zero) == Approx(0.75));
+  CHECK(perf_credit(std::numeric_limits<double>::infinity(), r_full, r_zero) == 0.0);
+}
+
+TEST_CASE("perf_credit gives nothing for a NaN ratio", "[grader][policy]") {
+  CHECK(perf_credit(std::numeric_limits<double>::quiet_NaN(), 1.3, 3.0) == 0.0);
+}
+
+TEST_CASE("lab_policy finds a known lab", "[grader][policy]") {
+  const auto& p = lab_policy("01");
+  CHECK(std::string(p.lab) == "01");
+  CHECK(p.r_full < p.r_zero);
+  CHECK(p.sanitizer_points > 0);
+}
+
+TEST_CASE("lab_policy rejects an unknown lab", "[grader][policy]") {
+  REQUIRE_THROWS_AS(lab_policy("99"), std::out_of_range);
+  REQUIRE_THROWS_AS(lab_policy(""), std::out_of_range);
+}
+
+TEST_CASE("every policy row has 1 <= r_full < r_zero", "[grader][policy]") {
+  for (const auto& p : kLabPolicies) {
+    CAPTURE(p.lab, p.r_full, p.r_zero, p.sanitizer_points);
+    CHECK(p.r_full >= 1.0);
+    CHECK(p.r_full < p.r_zero);
+    CHECK(p.sanitizer_points >= 0);
+    CHECK(&lab_policy(p.lab) == &p);  // lab ids are unique
+  }
+}
+
+TEST_CASE("the self-check window is [0.9, 1.1]", "[grader][policy]") {
+  CHECK(cudalab::grade::kSelfCheckLow == 0.9);
+  CHECK(cudalab::grade::kSelfCheckHigh == 1.1);
+}

@@ -1,0 +1,320 @@
+// The grade command's results (totals, JSON report, Gradescope file, console tables) and the child
+// process each lab's grader runs in.
+#include <signal.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "cudalab/catch.h"
+#include "process.h"
+#include "report.h"
+
+using cudalab::grade::CheckRecord;
+using cudalab::grade::GradeReport;
+using cudalab::grade::LabResult;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The line of `text` that contains `part`, or "" when none does.
+std::string line_with(const std::string& text, const std::string& part) {
+  const auto at = text.find(part);
+  if (at == std::string::npos) return "";
+  const auto begin = text.rfind('\n', at);
+  const auto start = begin == std::string::npos ? 0 : begin + 1;
+  return text.substr(start, text.find('\n', at) - start);
+}
+
+// The JSON object (up to its closing brace) whose "name" is `name`; the fixture's messages hold no
+// braces, so the first '}' ends it.
+std::string json_object_named(const std::string& json, const std::string& name) {
+  const auto at = json.find("\"name\": \"" + name + "\"");
+  if (at == std::string::npos) return "";
+  return json.substr(at, json.find('}', at) - at);
+}
+
+CheckRecord check(const std::string& name, int points, double earned, const std::string& status,
+                  const std::string& message) {
+  CheckRecord c;
+  c.name = name;
+  c.tags = "[lab01]";
+  c.points = points;
+  c.earned = earned;
+  c.status = status;
+  c.message = message;
+  return c;
+}
+
+const std::string kFailMessage =
+    "case 'random' (seed 7, width=1000): output y is wrong\n"
+    "  3 mismatches, first: y[5] expected \"1\", got 2";
+
+// Lab 01 has one check of each status; lab 02's only failure is worth no points.
+GradeReport sample_report() {
+  LabResult lab1{"01", "conv1d-basic", {}};
+  lab1.checks.push_back(check("worked example", 10, 10, "passed", ""));
+  CheckRecord perf = check("performance", 20, 13.5, "partial", "slower than the reference");
+  perf.tags = "[lab01][perf]";
+  perf.measurements = {{"ratio", 1.8}, {"candidate_gbs", 850.0}, {"candidate_pct_copy", 42.4}};
+  lab1.checks.push_back(perf);
+  lab1.checks.push_back(check("random cases", 10, 0, "failed", kFailMessage));
+  lab1.checks.push_back(check("sanitizer memcheck", 10, 0, "skipped", "no CUDA device"));
+
+  LabResult lab2{"02", "conv1d-tiled", {}};
+  lab2.checks.push_back(check("worked example", 10, 10, "passed", ""));
+  lab2.checks.push_back(check("informational", 0, 0, "failed", "note only"));
+
+  GradeReport r;
+  r.target = "student";
+  r.seed = 20180914;
+  r.generated_at = "2024-01-01T00:00:00Z";
+  r.has_device = false;
+  r.no_device_reason = "no CUDA device";
+  r.labs = {lab1, lab2};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("report totals add up earned and maximum points and count statuses", "[grader][report]") {
+  const GradeReport r = sample_report();
+  CHECK(r.labs[0].points() == Approx(23.5));
+  CHECK(r.labs[0].max_points() == 50);
+  CHECK(r.labs[1].points() == Approx(10));
+  CHECK(r.labs[1].max_points() == 10);
+  CHECK(r.points() == Approx(33.5));
+  CHECK(r.max_points() == 60);
+  CHECK(r.count("passed") == 2);
+  CHECK(r.count("partial") == 1);
+  CHECK(r.count("failed") == 2);
+  CHECK(r.count("skipped") == 1);
+  CHECK(r.count("listed") == 0);
+}
+
+TEST_CASE("a report fails only when a check worth points failed", "[grader][report]") {
+  GradeReport r = sample_report();
+  CHECK(r.labs[0].failed());
+  CHECK(r.failed());
+
+  SECTION("a failed check worth 0 points does not fail its lab") {
+    CHECK_FALSE(r.labs[1].failed());
+    r.labs.erase(r.labs.begin());
+    CHECK_FALSE(r.failed());
+  }
+  SECTION("skipped and partial checks do not fail a lab") {
+    r.labs[0].checks.erase(r.labs[0].checks.begin() + 2);  // the failed one
+    CHECK_FALSE(r.labs[0].failed());
+    CHECK_FALSE(r.failed());
+  }
+}
+
+TEST_CASE("the JSON report holds the schema, labs, checks and device", "[grader][report]") {
+  GradeReport r = sample_report();
+
+  SECTION("without a device") {
+    const std::string json = cudalab::grade::report_json(r);
+    CAPTURE(json);
+    CHECK(contains(json, "\"schema\": \"cudalab-grade-report/1\""));
+    CHECK(contains(json, "\"seed\": 20180914"));
+    CHECK(contains(json, "\"lab\": \"01\""));
+    CHECK(contains(json, "\"lab\": \"02\""));
+    CHECK(contains(json, "\"check\": \"worked example\""));
+    CHECK(contains(json, "\"check\": \"random cases\""));
+    CHECK(contains(json, "\"status\": \"skipped\""));
+    CHECK(contains(json, "\"ratio\": 1.8"));
+    CHECK(contains(json, "\"candidate_gbs\": 850"));
+    CHECK(contains(json, "\"points\": 33.5"));
+    CHECK(contains(json, "\"max_points\": 60"));
+    CHECK(contains(json, "\"failed\": true"));
+    CHECK(contains(json, "\"device\": null"));
+    CHECK(contains(json, "\"no_device_reason\": \"no CUDA device\""));
+  }
+  SECTION("with a device") {
+    r.has_device = true;
+    r.device_name = "NVIDIA H100 80GB HBM3";
+    const std::string json = cudalab::grade::report_json(r);
+    CAPTURE(json);
+    CHECK(contains(json, "\"name\": \"NVIDIA H100 80GB HBM3\""));
+    CHECK_FALSE(contains(json, "\"device\": null"));
+    CHECK_FALSE(contains(json, "no_device_reason"));
+  }
+}
+
+TEST_CASE("the JSON report escapes quotes and newlines in messages", "[grader][report]") {
+  const std::string json = cudalab::grade::report_json(sample_report());
+  CAPTURE(json);
+  CHECK(contains(json, "output y is wrong\\n  3 mismatches"));
+  CHECK(contains(json, "expected \\\"1\\\", got 2"));
+  CHECK_FALSE(contains(json, kFailMessage));  // never raw
+}
+
+TEST_CASE("the Gradescope file scores each check and marks skipped ones failed",
+          "[grader][report]") {
+  const std::string json = cudalab::grade::gradescope_json(sample_report());
+  CAPTURE(json);
+  CHECK(contains(json, "\"score\": 33.5"));
+  CHECK(contains(json, "\"max_score\": 60"));
+  CHECK(contains(json, "No GPU found (no CUDA device)"));
+
+  const std::string passed = json_object_named(json, "Lab 01 conv1d-basic: worked example");
+  const std::string partial = json_object_named(json, "Lab 01 conv1d-basic: performance");
+  const std::string failed = json_object_named(json, "Lab 01 conv1d-basic: random cases");
+  const std::string skipped = json_object_named(json, "Lab 01 conv1d-basic: sanitizer memcheck");
+  const std::string other_lab = json_object_named(json, "Lab 02 conv1d-tiled: worked example");
+  REQUIRE_FALSE(passed.empty());
+  REQUIRE_FALSE(partial.empty());
+  REQUIRE_FALSE(failed.empty());
+  REQUIRE_FALSE(skipped.empty());
+  REQUIRE_FALSE(other_lab.empty());
+
+  CHECK(contains(passed, "\"status\": \"passed\""));
+  CHECK(contains(partial, "\"status\": \"passed\""));
+  CHECK(contains(partial, "\"score\": 13.5"));
+  CHECK(contains(partial, "\"max_score\": 20"));
+  CHECK(contains(failed, "\"status\": \"failed\""));
+  CHECK(contains(failed, "expected \\\"1\\\""));
+  CHECK(contains(skipped, "\"status\": \"failed\""));
+  CHECK(contains(skipped, "\"output\": \"SKIPPED: no CUDA device\""));
+}
+
+TEST_CASE("the plain lab table shows every status, the total and failure details",
+          "[grader][report]") {
+  const GradeReport r = sample_report();
+  const std::string table = cudalab::grade::lab_table(r.labs[0], false);
+  CAPTURE(table);
+  CHECK(contains(table, "Lab 01 conv1d-basic"));
+  CHECK_FALSE(contains(table, "\033"));
+
+  CHECK(contains(line_with(table, "worked example"), "PASS"));
+  CHECK(contains(line_with(table, "worked example"), "10/10"));
+  const std::string perf_row = line_with(table, "performance");
+  CHECK(contains(perf_row, "PARTIAL"));
+  CHECK(contains(perf_row, "13.5/20"));
+  CHECK(contains(perf_row, "r = 1.800, 850 GB/s (42% of copy)"));
+  const std::string fail_row = line_with(table, "random cases");
+  CHECK(contains(fail_row, "FAIL"));
+  CHECK(contains(fail_row, "0/10"));
+  CHECK(contains(fail_row, "output y is wrong"));
+  CHECK_FALSE(contains(fail_row, "mismatches"));  // the row shows the first line only
+  CHECK(contains(line_with(table, "sanitizer memcheck"), "SKIP"));
+  CHECK(contains(line_with(table, "sanitizer memcheck"), "-/10"));
+
+  const auto total = table.find("total");
+  REQUIRE(total != std::string::npos);
+  CHECK(contains(line_with(table, "total"), "23.5/50"));
+  // The failed check's whole message, line by line, after the table.
+  const auto details = table.find("\n  random cases:\n", total);
+  REQUIRE(details != std::string::npos);
+  CHECK(table.find("    case 'random' (seed 7, width=1000): output y is wrong\n", details) !=
+        std::string::npos);
+  CHECK(table.find("      3 mismatches, first: y[5] expected \"1\", got 2\n", details) !=
+        std::string::npos);
+}
+
+TEST_CASE("the coloured lab table uses ANSI colours", "[grader][report]") {
+  const std::string table = cudalab::grade::lab_table(sample_report().labs[0], true);
+  CHECK(contains(table, "\033["));
+  CHECK(contains(line_with(table, "random cases"), "\033[31m"));
+  CHECK(contains(table, "\033[0m"));
+}
+
+TEST_CASE("the summary says plainly when there was no GPU", "[grader][report]") {
+  GradeReport r = sample_report();
+
+  SECTION("without a device") {
+    const std::string summary = cudalab::grade::summary_table(r, false);
+    CAPTURE(summary);
+    CHECK(contains(summary, "NO GPU: no CUDA device"));
+    CHECK(contains(summary, "SKIPPED (not passed)"));
+    CHECK(contains(line_with(summary, "conv1d-basic"), "23.5/50"));
+    CHECK(contains(line_with(summary, "total"), "33.5/60"));
+    CHECK_FALSE(contains(summary, "\033"));
+  }
+  SECTION("with a device") {
+    r.has_device = true;
+    r.device_name = "NVIDIA H100 80GB HBM3";
+    const std::string summary = cudalab::grade::summary_table(r, false);
+    CAPTURE(summary);
+    CHECK(contains(summary, "NVIDIA H100 80GB HBM3"));
+    CHECK_FALSE(contains(summary, "NO GPU"));
+    CHECK_FALSE(contains(summary, "SKIPPED"));
+  }
+}
+
+TEST_CASE("run_process captures the exit code and both output streams", "[grader][process]") {
+  const auto r = cudalab::grade::run_process({"sh", "-c", "echo hi; echo err >&2; exit 3"}, {}, 10);
+  CAPTURE(r.output);
+  CHECK(r.exit_code == 3);
+  CHECK(r.signal == 0);
+  CHECK_FALSE(r.timed_out);
+  CHECK(contains(r.output, "hi\n"));
+  CHECK(contains(r.output, "err\n"));
+  CHECK(cudalab::grade::describe_ending(r, 10) == "exit code 3");
+}
+
+TEST_CASE("run_process passes extra environment variables to the child", "[grader][process]") {
+  const auto r = cudalab::grade::run_process({"sh", "-c", "echo \"$CUDALAB_TEST_FOO\""},
+                                             {"CUDALAB_TEST_FOO=bar baz"}, 10);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output == "bar baz\n");
+}
+
+TEST_CASE("run_process kills a child that runs past its time limit", "[grader][process]") {
+  const auto start = std::chrono::steady_clock::now();
+  // The shell starts sleep as a second process: the whole process group must be killed.
+  const auto r = cudalab::grade::run_process({"sh", "-c", "sleep 5; echo never"}, {}, 0.5);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CAPTURE(wall, r.seconds, r.output);
+  CHECK(r.timed_out);
+  CHECK(wall < 3.0);
+  CHECK(r.seconds < 3.0);
+  CHECK_FALSE(contains(r.output, "never"));
+  CHECK(cudalab::grade::describe_ending(r, 0.5) == "timed out after 0.5 s");
+}
+
+TEST_CASE("run_process reports the signal that ended the child", "[grader][process]") {
+  const auto r = cudalab::grade::run_process({"sh", "-c", "kill -SEGV $$"}, {}, 10);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.signal == SIGSEGV);
+  CHECK(cudalab::grade::describe_ending(r, 10) == "killed by signal 11 (Segmentation fault)");
+}
+
+TEST_CASE("run_process throws when the program cannot be started", "[grader][process]") {
+  REQUIRE_THROWS_AS(cudalab::grade::run_process({"cudalab-no-such-program"}, {}, 10),
+                    std::runtime_error);
+  REQUIRE_THROWS_AS(cudalab::grade::run_process({"/nonexistent/program"}, {}, 10),
+                    std::runtime_error);
+  REQUIRE_THROWS_AS(cudalab::grade::run_process({}, {}, 10), std::invalid_argument);
+}
+
+TEST_CASE("last_lines keeps the last non-empty lines", "[grader][process]") {
+  using cudalab::grade::last_lines;
+  CHECK(last_lines("a\n\nb\nc\n", 2) == "b\nc");
+  CHECK(last_lines("a\n\nb\nc\n", 10) == "a\nb\nc");
+  CHECK(last_lines("a\nb", 1) == "b");
+  CHECK(last_lines("", 3).empty());
+}
+
+TEST_CASE("describe_ending names how the child ended", "[grader][process]") {
+  using cudalab::grade::describe_ending;
+  cudalab::grade::ProcessResult r;
+
+  SECTION("exit code") {
+    r.exit_code = 0;
+    CHECK(describe_ending(r, 60) == "exit code 0");
+  }
+  SECTION("signal") {
+    r.signal = SIGSEGV;
+    CHECK(describe_ending(r, 60) == "killed by signal 11 (Segmentation fault)");
+  }
+  SECTION("time limit, which wins over everything else") {
+    r.timed_out = true;
+    r.signal = SIGKILL;
+    CHECK(describe_ending(r, 60) == "timed out after 60 s");
+  }
+}
