@@ -65,6 +65,7 @@ function(_cudalab_discover exe prefix label)
       TEST_PREFIX "${prefix}"
       PROPERTIES LABELS "${label}/${tag}"
                  SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device"
+                 RUN_SERIAL TRUE  # timings must not share the GPU
                  TIMEOUT 300)
   endforeach()
 endfunction()
@@ -81,6 +82,7 @@ function(_cudalab_sanitizer_test test tool exe checks labels)
   set_tests_properties(${test} PROPERTIES LABELS "${labels}"
     ENVIRONMENT "CUDALAB_GUARD_BYTES=0"
     SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device;SKIPPED: compute-sanitizer not found"
+    RUN_SERIAL TRUE
     TIMEOUT 600)
 endfunction()
 
@@ -163,6 +165,7 @@ function(cudalab_add_lab name)
       LABELS "${lab}/broken"
       PASS_REGULAR_EXPRESSION "${expect}"
       SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device"
+      RUN_SERIAL TRUE
       TIMEOUT 300)
     file(STRINGS "${src}" sanitizer_reject REGEX "^// SANITIZER-REJECT: ")
     if(sanitizer_reject)
