@@ -8,6 +8,8 @@
 #                                   in a line "// EXPECT-REJECT: <regex>" and the checks to run in
 #                                   "// CHECKS: <Catch2 test spec>"; a variant the sanitizer gate
 #                                   must catch adds "// SANITIZER-REJECT: <tool> <regex>"
+#   grader/labs/NN-name/passing/*.cu  plain correct answers the grader must give full marks
+#                                   (they keep the performance thresholds honest)
 #   grader/labs/NN-name/*.cpp|*.cu  support code (CPU reference, baseline kernels)
 #   docs/labs/NN-name.md            the docs page
 # and makes:
@@ -115,6 +117,11 @@ function(cudalab_add_lab name)
     get_filename_component(stem "${src}" NAME_WE)
     _cudalab_impl_object(${lab}_broken_${stem} "${src}" candidate "${interface_dir}")
   endforeach()
+  file(GLOB passing_sources CONFIGURE_DEPENDS "${grader_dir}/passing/*.cu")
+  foreach(src IN LISTS passing_sources)
+    get_filename_component(stem "${src}" NAME_WE)
+    _cudalab_impl_object(${lab}_passing_${stem} "${src}" candidate "${interface_dir}")
+  endforeach()
 
   # Support code shared by the grader, the runner and the host tests.
   file(GLOB support CONFIGURE_DEPENDS "${grader_dir}/*.cpp" "${grader_dir}/*.cu")
@@ -134,6 +141,10 @@ function(cudalab_add_lab name)
   foreach(src IN LISTS broken_sources)
     get_filename_component(stem "${src}" NAME_WE)
     list(APPEND roles broken_${stem})
+  endforeach()
+  foreach(src IN LISTS passing_sources)
+    get_filename_component(stem "${src}" NAME_WE)
+    list(APPEND roles passing_${stem})
   endforeach()
   foreach(role IN LISTS roles)
     string(REPLACE "_" "-" role_dash "${role}")
@@ -176,6 +187,18 @@ function(cudalab_add_lab name)
         ${lab}-grader-broken-${stem_dash} "${checks}" "${lab}/broken/sanitize")
       set_tests_properties(${lab}/broken/${stem_dash}-${tool} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}")
     endif()
+  endforeach()
+
+  # Plain correct answers: every graded check must pass (exit code 0).
+  foreach(src IN LISTS passing_sources)
+    get_filename_component(stem "${src}" NAME_WE)
+    string(REPLACE "_" "-" stem_dash "${stem}")
+    add_test(NAME ${lab}/passing/${stem_dash} COMMAND ${lab}-grader-passing-${stem_dash} "~[selfcheck]")
+    set_tests_properties(${lab}/passing/${stem_dash} PROPERTIES
+      LABELS "${lab}/passing"
+      SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device"
+      RUN_SERIAL TRUE
+      TIMEOUT 300)
   endforeach()
 
   # Sanitizer gate: the correctness checks under compute-sanitizer.

@@ -28,6 +28,7 @@ CompareResult compare(const float* got, const double* expected, std::size_t coun
     }
     if (!within_tolerance(g, e, tol)) {
       ++r.mismatches;
+      if (std::isnan(g) && !std::isnan(e)) ++r.unwritten;
       if (r.first.size() < max_report) r.first.push_back({i, e, g});
     }
   }
@@ -56,8 +57,10 @@ std::string format_value(double v) {
 std::string describe(const CompareResult& r, Tolerance tol) {
   std::ostringstream out;
   out << r.mismatches << " of " << r.count << " elements differ (atol " << format_value(tol.atol)
-      << ", rtol " << format_value(tol.rtol) << "); max |error| " << format_value(r.max_abs_error)
-      << " at index " << r.max_error_index;
+      << ", rtol " << format_value(tol.rtol) << ")";
+  if (r.unwritten > 0) out << "; " << r.unwritten << " hold NaN (never written?)";
+  if (r.max_abs_error > 0.0)
+    out << "; max |error| " << format_value(r.max_abs_error) << " at index " << r.max_error_index;
   for (const auto& m : r.first) {
     out << "\n  index " << m.index << ": expected " << format_value(m.expected) << ", got "
         << format_value(m.got);

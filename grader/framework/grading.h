@@ -47,10 +47,3 @@ void note(const std::string& text);
       CUDALAB_CONCAT(graded_check_body_, __LINE__)();                                      \
   }                                                                                        \
   static void CUDALAB_CONCAT(graded_check_body_, __LINE__)()
-
-// Fails the check with `problem` unless it is empty (harness functions return "" when all is well).
-#define REQUIRE_NO_PROBLEM(problem_expr)        \
-  do {                                          \
-    const std::string cudalab_problem_ = (problem_expr); \
-    if (!cudalab_problem_.empty()) FAIL(cudalab_problem_); \
-  } while (0)

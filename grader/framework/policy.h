@@ -17,7 +17,8 @@ struct LabPolicy {
 
 inline constexpr LabPolicy kLabPolicies[] = {
     // lab   r_full  r_zero  sanitizer points
-    {"01", 1.30, 3.00, 10},
+    {"01", 3.00, 8.00, 10},  // the reference is a register-window kernel; a plain
+                             // thread-per-output answer runs ~2.5x slower on an H200
 };
 
 // Throws std::out_of_range for an unknown lab.

@@ -3,12 +3,13 @@
 // Kernels:
 //   conv1d_generic_kernel    the course's design: one thread per output, ghost elements as 0.
 //   conv1d_window_kernel<R>  one step further, for masks up to 31 wide (radius R <= 15): each
-//                            thread computes 4 consecutive outputs from a register window of
-//                            4 + 2*R' inputs (R' = R rounded up to a multiple of 4), fetched as
-//                            aligned float4 loads, and stores them as one float4. Per output that
-//                            is ~(1 + R'/2)/4 load instructions instead of 2R+1: the L1 traffic
-//                            drops and the kernel runs close to the copy bandwidth. Threads whose
-//                            window crosses either end of x take a scalar path with ghost elements.
+//                            thread computes N consecutive outputs (4, or 8 for R > 4) from a
+//                            register window of N + 2*R' inputs (R' = R rounded up to a multiple
+//                            of 4), fetched as aligned float4 loads, and stores them as float4s.
+//                            Per output that is (N + 2R')/(4N) load instructions instead of 2R+1,
+//                            and the 2R+1 mask loads are shared by N outputs: the L1 traffic drops
+//                            and the kernel runs at the copy bandwidth. Threads whose window
+//                            crosses either end of x take a scalar path with ghost elements.
 // The window kernel needs 16-byte aligned x and y (always true for cudaMalloc'd arrays); anything
 // else falls back to the generic kernel.
 #include <array>
@@ -23,8 +24,10 @@ namespace CUDALAB_IMPL {
 namespace {
 
 constexpr int kBlockSize = 256;
-constexpr int kOutputsPerThread = 4;
 constexpr int kMaxWindowRadius = 15;
+
+// Wider masks cost more mask loads and FMAs per thread; more outputs per thread amortise them.
+__host__ __device__ constexpr int outputs_per_thread(int radius) { return radius <= 4 ? 4 : 8; }
 
 __global__ void __launch_bounds__(kBlockSize)
     conv1d_generic_kernel(const float* __restrict__ x, const float* __restrict__ mask,
@@ -45,6 +48,7 @@ template <int R>
 __global__ void __launch_bounds__(kBlockSize)
     conv1d_window_kernel(const float* __restrict__ x, const float* __restrict__ mask,
                          float* __restrict__ y, int width) {
+  constexpr int kOutputsPerThread = outputs_per_thread(R);
   constexpr int kMaskWidth = 2 * R + 1;
   constexpr int kHalo = (R + 3) / 4 * 4;  // R rounded up so the window starts on a float4
   constexpr int kVectors = (kOutputsPerThread + 2 * kHalo) / 4;
@@ -76,9 +80,12 @@ __global__ void __launch_bounds__(kBlockSize)
       for (int j = 0; j < kMaskWidth; ++j) sum = fmaf(h[j], window[kHalo - R + o + j], sum);
       out[o] = sum;
     }
-    *reinterpret_cast<float4*>(y + first) = make_float4(out[0], out[1], out[2], out[3]);
+#pragma unroll
+    for (int v = 0; v < kOutputsPerThread / 4; ++v)
+      reinterpret_cast<float4*>(y + first)[v] =
+          make_float4(out[4 * v], out[4 * v + 1], out[4 * v + 2], out[4 * v + 3]);
   } else {
-    // Within R of either end of x (or a last partial group of 4): scalar, with ghost elements.
+    // Within R of either end of x (or a last partial group): scalar, with ghost elements.
     for (int o = 0; o < kOutputsPerThread && first + o < width; ++o) {
       const long long i = first + o;
       float sum = 0.0f;
@@ -110,7 +117,8 @@ void conv1d_basic(const float* x, const float* mask, float* y, int width, int ma
   if (width <= 0) return;
   const int radius = mask_width / 2;
   if (radius <= kMaxWindowRadius && aligned16(x) && aligned16(y)) {
-    const long long threads = (static_cast<long long>(width) + kOutputsPerThread - 1) / kOutputsPerThread;
+    const int per_thread = outputs_per_thread(radius);
+    const long long threads = (static_cast<long long>(width) + per_thread - 1) / per_thread;
     const auto blocks = static_cast<unsigned>((threads + kBlockSize - 1) / kBlockSize);
     kWindowKernels[radius]<<<blocks, kBlockSize, 0, stream>>>(x, mask, y, width);
   } else {

@@ -24,7 +24,8 @@ struct Mismatch {
 struct CompareResult {
   std::size_t count = 0;       // elements compared
   std::size_t mismatches = 0;  // elements outside the tolerance
-  double max_abs_error = 0.0;  // over finite pairs
+  std::size_t unwritten = 0;   // mismatches where got is NaN and a number was expected
+  double max_abs_error = 0.0;  // over pairs of finite values
   std::size_t max_error_index = 0;
   std::vector<Mismatch> first;  // the first `max_report` mismatches
   bool ok() const { return mismatches == 0; }
@@ -41,6 +42,8 @@ CompareResult compare(const std::vector<float>& got, const std::vector<double>& 
 // Multi-line report, e.g.
 //   3 of 1000 elements differ (atol 0, rtol 0); max |error| 2 at index 999
 //     index 997: expected 57, got 0
+// The max error is left out when no finite value was wrong, and NaN outputs where numbers were
+// expected are counted separately: they usually were never written.
 std::string describe(const CompareResult& result, Tolerance tol);
 
 // "nan" for a float whose bits are the all-ones sentinel, shortest round-trip text otherwise.

@@ -1,6 +1,7 @@
 // What the roofline view needs to know about the GPU: its name and size, and two limits:
-//   - copy bandwidth, MEASURED in the same run (device-to-device copy of a buffer much larger
-//     than the L2; bytes read + bytes written over time), the practical memory-bound limit;
+//   - copy bandwidth, MEASURED in the same run: the faster of cudaMemcpy device-to-device and a
+//     float4 copy kernel, on a buffer 4x the L2 (bytes read + bytes written over time); the
+//     practical limit of a memory-bound kernel;
 //   - FP32 peak = SMs x FP32 lanes per SM x 2 flops per FMA x SM clock.
 #pragma once
 
@@ -40,8 +41,9 @@ double dram_theoretical_gbs(int memory_clock_khz, int bus_bits);
 // Queries device `id`; measures copy bandwidth when `measure_copy` (takes ~0.1 s).
 DeviceInfo query_device(int id = 0, bool measure_copy = true);
 
-// Device-to-device copy bandwidth in GB/s (1e9 bytes/s), counting bytes read plus written;
-// median of several copies of `bytes` bytes (0 = 4 x L2, at least 256 MiB).
+// Copy bandwidth in GB/s (1e9 bytes/s), counting bytes read plus written: the faster of
+// cudaMemcpy and a copy kernel, median of 10 copies of `bytes` bytes each (0 = 4 x L2, at least
+// 256 MiB).
 double measure_copy_bandwidth_gbs(std::size_t bytes = 0);
 
 }  // namespace cudalab
