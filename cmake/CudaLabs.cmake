@@ -196,6 +196,7 @@ function(cudalab_add_lab name)
     add_test(NAME ${lab}/passing/${stem_dash} COMMAND ${lab}-grader-passing-${stem_dash} "~[selfcheck]")
     set_tests_properties(${lab}/passing/${stem_dash} PROPERTIES
       LABELS "${lab}/passing"
+      ENVIRONMENT "CUDALAB_REQUIRE_FULL_CREDIT=1"
       SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device"
       RUN_SERIAL TRUE
       TIMEOUT 300)

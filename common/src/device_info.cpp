@@ -53,8 +53,14 @@ double measure_copy_bandwidth_gbs(std::size_t bytes) {
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (bytes == 0) bytes = std::max<std::size_t>(std::size_t{4} * static_cast<std::size_t>(l2),
-                                                std::size_t{256} << 20);
+  if (bytes == 0) {
+    // Large enough that launch and ramp-up costs vanish (1 GiB, at least 4x the L2), small
+    // enough to fit twice in what is free.
+    std::size_t free = 0, total = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    bytes = std::max<std::size_t>(std::size_t{4} * static_cast<std::size_t>(l2), std::size_t{1} << 30);
+    bytes = std::min(bytes, free / 3);
+  }
   bytes = bytes / 16 * 16;
   DeviceBuffer<unsigned char> src(bytes), dst(bytes);
   CUDA_CHECK(cudaMemset(src.data(), 1, bytes));

@@ -1,6 +1,8 @@
 #include "perf.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <iostream>
 
 #include "cudalab/device_info.h"
 #include "grading.h"
@@ -64,6 +66,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
                 work.description.c_str(), m.device.name.c_str(), m.candidate.median_ms,
                 m.reference.median_ms, m.ratio, policy.r_full, policy.r_zero);
   note(line);
+  std::cout << line << std::endl;
   if (work.bytes > 0) {
     std::snprintf(line, sizeof line, "candidate %.0f GB/s = %.0f%% of the measured copy bandwidth (%.0f GB/s)",
                   gbs(work.bytes, m.candidate.median_ms),
@@ -71,11 +74,15 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
                   m.device.copy_bandwidth_gbs);
     note(line);
   }
+  std::cout << line << std::endl;  // ctest --verbose shows the figures of passing checks too
   if (credit <= 0.0) {
     std::snprintf(line, sizeof line, "too slow: r = %.3f is at or above r_zero = %.2f", m.ratio,
                   policy.r_zero);
     FAIL(line);
   }
+  // The plain answers under grader/labs/*/passing must earn every point, not partial credit.
+  if (const char* full = std::getenv("CUDALAB_REQUIRE_FULL_CREDIT"); full && std::string(full) == "1")
+    if (credit < 1.0) FAIL("partial credit (" + std::to_string(credit) + ") where full credit is required");
   set_credit(credit);
 }
 

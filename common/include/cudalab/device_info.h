@@ -1,6 +1,6 @@
 // What the roofline view needs to know about the GPU: its name and size, and two limits:
 //   - copy bandwidth, MEASURED in the same run: the faster of cudaMemcpy device-to-device and a
-//     float4 copy kernel, on a buffer 4x the L2 (bytes read + bytes written over time); the
+//     float4 copy kernel, on a 1 GiB buffer (bytes read + bytes written over time); the
 //     practical limit of a memory-bound kernel;
 //   - FP32 peak = SMs x FP32 lanes per SM x 2 flops per FMA x SM clock.
 #pragma once
@@ -42,8 +42,8 @@ double dram_theoretical_gbs(int memory_clock_khz, int bus_bits);
 DeviceInfo query_device(int id = 0, bool measure_copy = true);
 
 // Copy bandwidth in GB/s (1e9 bytes/s), counting bytes read plus written: the faster of
-// cudaMemcpy and a copy kernel, median of 10 copies of `bytes` bytes each (0 = 4 x L2, at least
-// 256 MiB).
+// cudaMemcpy and a copy kernel, median of 10 copies of `bytes` bytes each (0 = 1 GiB or 4 x L2,
+// whichever is larger, at most a third of the free memory).
 double measure_copy_bandwidth_gbs(std::size_t bytes = 0);
 
 }  // namespace cudalab
