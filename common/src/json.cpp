@@ -34,6 +34,11 @@ void JsonWriter::before_value() {
     after_key_ = false;
     return;
   }
+  if (!kinds_.empty() && kinds_.back() == '}')
+    throw std::logic_error("JsonWriter: a value inside an object needs a key first");
+  if (kinds_.empty() && wrote_top_level_)
+    throw std::logic_error("JsonWriter: only one top-level value");
+  if (kinds_.empty()) wrote_top_level_ = true;
   if (!first_.empty()) {
     if (!first_.back()) out_ << ",";
     first_.back() = false;
@@ -45,6 +50,7 @@ JsonWriter& JsonWriter::begin_object() {
   before_value();
   out_ << "{";
   first_.push_back(true);
+  kinds_.push_back('}');
   return *this;
 }
 
@@ -54,6 +60,7 @@ JsonWriter& JsonWriter::begin_array() {
   before_value();
   out_ << "[";
   first_.push_back(true);
+  kinds_.push_back(']');
   return *this;
 }
 
@@ -61,15 +68,23 @@ JsonWriter& JsonWriter::end_array() { return end_container(']'); }
 
 JsonWriter& JsonWriter::end_container(char close) {
   if (first_.empty()) throw std::logic_error("JsonWriter: end without begin");
+  if (kinds_.back() != close) throw std::logic_error("JsonWriter: mismatched end of container");
+  if (after_key_) throw std::logic_error("JsonWriter: key without a value");
   const bool empty = first_.back();
   first_.pop_back();
+  kinds_.pop_back();
   if (!empty) out_ << "\n" << std::string(2 * first_.size(), ' ');
   out_ << close;
   return *this;
 }
 
 JsonWriter& JsonWriter::key(const std::string& k) {
+  if (kinds_.empty() || kinds_.back() != '}' || after_key_)
+    throw std::logic_error("JsonWriter: a key belongs directly inside an object");
+  after_key_ = false;
+  kinds_.back() = ']';  // let before_value() place the comma and indentation
   before_value();
+  kinds_.back() = '}';
   out_ << "\"" << json_escape(k) << "\": ";
   after_key_ = true;
   return *this;

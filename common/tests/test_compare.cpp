@@ -255,3 +255,16 @@ TEST_CASE("format_value text reads back as the same float", "[common][compare]")
   CAPTURE(text);
   CHECK(std::stof(text) == value);
 }
+
+TEST_CASE("describe() counts NaN outputs apart and leaves out a meaningless max error",
+          "[common][compare]") {
+  const std::vector<double> expected = {1.0, 2.0, 3.0};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> got = {nan, nan, nan};
+  const auto r = cudalab::compare(got, expected, {0.0, 0.0});
+  CHECK(r.unwritten == 3);
+  const std::string text = cudalab::describe(r, {0.0, 0.0});
+  CAPTURE(text);
+  CHECK(text.find("3 hold NaN (never written?)") != std::string::npos);
+  CHECK(text.find("max |error|") == std::string::npos);
+}

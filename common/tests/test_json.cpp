@@ -152,3 +152,31 @@ TEST_CASE("JsonWriter rejects unbalanced containers with std::logic_error", "[co
     REQUIRE_THROWS_AS(w.end_array(), std::logic_error);
   }
 }
+
+TEST_CASE("JsonWriter rejects structures that would not be valid JSON", "[common][json]") {
+  SECTION("a value without a key inside an object") {
+    cudalab::JsonWriter w;
+    w.begin_object();
+    REQUIRE_THROWS_AS(w.value(1), std::logic_error);
+  }
+  SECTION("a key inside an array") {
+    cudalab::JsonWriter w;
+    w.begin_array();
+    REQUIRE_THROWS_AS(w.key("k"), std::logic_error);
+  }
+  SECTION("an object closed as an array") {
+    cudalab::JsonWriter w;
+    w.begin_object();
+    REQUIRE_THROWS_AS(w.end_array(), std::logic_error);
+  }
+  SECTION("a key left without a value") {
+    cudalab::JsonWriter w;
+    w.begin_object().key("k");
+    REQUIRE_THROWS_AS(w.end_object(), std::logic_error);
+  }
+  SECTION("two top-level values") {
+    cudalab::JsonWriter w;
+    w.value(1);
+    REQUIRE_THROWS_AS(w.value(2), std::logic_error);
+  }
+}

@@ -1,5 +1,6 @@
 // A small JSON writer for reports and benchmark output (no dependency beyond the standard
-// library). Produces pretty-printed, valid JSON; keys in the order written.
+// library). Produces pretty-printed, valid JSON; keys in the order written. Misuse (a value
+// without a key in an object, mismatched or unclosed containers) throws std::logic_error.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,9 @@ class JsonWriter {
   JsonWriter& end_container(char close);
   std::ostringstream out_;
   std::vector<bool> first_;  // one entry per open container: nothing written in it yet
+  std::vector<char> kinds_;  // '}' or ']' per open container, to catch misuse
   bool after_key_ = false;
+  bool wrote_top_level_ = false;
 };
 
 }  // namespace cudalab
