@@ -20,7 +20,7 @@ void launch_copy_float4(const void* src, void* dst, std::size_t bytes, int sm_co
   const std::size_t count = bytes / sizeof(float4);
   // Enough blocks to fill every SM several times over; the grid-stride loop covers the rest.
   copy_float4_kernel<<<sm_count * 16, kBlock, 0, stream>>>(static_cast<const float4*>(src),
-                                                            static_cast<float4*>(dst), count);
+                                                           static_cast<float4*>(dst), count);
 }
 
 }  // namespace cudalab::detail

@@ -58,7 +58,8 @@ double measure_copy_bandwidth_gbs(std::size_t bytes) {
     // enough to fit twice in what is free.
     std::size_t free = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    bytes = std::max<std::size_t>(std::size_t{4} * static_cast<std::size_t>(l2), std::size_t{1} << 30);
+    bytes =
+        std::max<std::size_t>(std::size_t{4} * static_cast<std::size_t>(l2), std::size_t{1} << 30);
     bytes = std::min(bytes, free / 3);
   }
   bytes = bytes / 16 * 16;
@@ -98,7 +99,8 @@ DeviceInfo query_device(int id, bool measure_copy) {
   // Clocks through attributes: cudaDeviceProp lost its clock fields in CUDA 13.
   CUDA_CHECK(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, id));
   CUDA_CHECK(cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, id));
-  d.fp32_peak_gflops = fp32_peak_gflops(d.sm_count, d.sm_clock_khz, fp32_lanes_per_sm(d.cc_major, d.cc_minor));
+  d.fp32_peak_gflops =
+      fp32_peak_gflops(d.sm_count, d.sm_clock_khz, fp32_lanes_per_sm(d.cc_major, d.cc_minor));
   d.dram_theoretical_gbs = dram_theoretical_gbs(d.memory_clock_khz, d.memory_bus_bits);
   if (measure_copy) {
     CUDA_CHECK(cudaSetDevice(id));

@@ -54,7 +54,9 @@ JsonWriter& JsonWriter::begin_object() {
   return *this;
 }
 
-JsonWriter& JsonWriter::end_object() { return end_container('}'); }
+JsonWriter& JsonWriter::end_object() {
+  return end_container('}');
+}
 
 JsonWriter& JsonWriter::begin_array() {
   before_value();
@@ -64,7 +66,9 @@ JsonWriter& JsonWriter::begin_array() {
   return *this;
 }
 
-JsonWriter& JsonWriter::end_array() { return end_container(']'); }
+JsonWriter& JsonWriter::end_array() {
+  return end_container(']');
+}
 
 JsonWriter& JsonWriter::end_container(char close) {
   if (first_.empty()) throw std::logic_error("JsonWriter: end without begin");
@@ -96,7 +100,9 @@ JsonWriter& JsonWriter::value(const std::string& v) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(const char* v) { return value(std::string(v)); }
+JsonWriter& JsonWriter::value(const char* v) {
+  return value(std::string(v));
+}
 
 JsonWriter& JsonWriter::value(double v) {
   if (!std::isfinite(v)) return null();

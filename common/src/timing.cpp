@@ -1,8 +1,8 @@
 #include "cudalab/timing.h"
 
 #include <algorithm>
-#include <memory>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 
 #include "cudalab/stats.h"

@@ -26,14 +26,18 @@ using cudalab::grade::CheckState;
 using cudalab::grade::current_check;
 
 #if defined(CUDALAB_CATCH2_MAJOR) && CUDALAB_CATCH2_MAJOR >= 3
-const Catch::TestCaseInfo& info_of(const Catch::TestCaseStats& s) { return *s.testInfo; }
+const Catch::TestCaseInfo& info_of(const Catch::TestCaseStats& s) {
+  return *s.testInfo;
+}
 std::string tags_of(const Catch::TestCaseInfo& info) {
   std::string tags;
   for (const auto& t : info.tags) tags += "[" + std::string(t.original) + "]";
   return tags;
 }
 #else
-const Catch::TestCaseInfo& info_of(const Catch::TestCaseStats& s) { return s.testInfo; }
+const Catch::TestCaseInfo& info_of(const Catch::TestCaseStats& s) {
+  return s.testInfo;
+}
 std::string tags_of(const Catch::TestCaseInfo& info) {
   std::string tags;
   for (const auto& t : info.tags) tags += "[" + t + "]";
@@ -51,7 +55,9 @@ class GradeListener : public ListenerBase {
   }
 
 #if defined(CUDALAB_CATCH2_MAJOR) && CUDALAB_CATCH2_MAJOR >= 3
-  void assertionEnded(const Catch::AssertionStats& stats) override { remember(stats); }
+  void assertionEnded(const Catch::AssertionStats& stats) override {
+    remember(stats);
+  }
 #else
   bool assertionEnded(const Catch::AssertionStats& stats) override {
     remember(stats);
@@ -106,4 +112,6 @@ class GradeListener : public ListenerBase {
 
 CATCH_REGISTER_LISTENER(GradeListener)
 
-int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
+int main(int argc, char* argv[]) {
+  return Catch::Session().run(argc, argv);
+}

@@ -20,7 +20,9 @@ bool listing_only() {
   return v != nullptr && std::string(v) == "1";
 }
 
-std::uint64_t base_seed() { return seed_from_env(kDefaultSeed); }
+std::uint64_t base_seed() {
+  return seed_from_env(kDefaultSeed);
+}
 
 bool begin_check(int points, Needs needs) {
   CheckState& s = current_check();
@@ -42,9 +44,13 @@ bool begin_check(int points, Needs needs) {
   return true;
 }
 
-void set_credit(double fraction) { current_check().credit = std::clamp(fraction, 0.0, 1.0); }
+void set_credit(double fraction) {
+  current_check().credit = std::clamp(fraction, 0.0, 1.0);
+}
 
-void measure(const std::string& key, double value) { current_check().measurements[key] = value; }
+void measure(const std::string& key, double value) {
+  current_check().measurements[key] = value;
+}
 
 void note(const std::string& text) {
   auto& notes = current_check().notes;

@@ -40,10 +40,10 @@ void note(const std::string& text);
 #define CUDALAB_CONCAT(a, b) CUDALAB_CONCAT_(a, b)
 
 // __LINE__ is the same everywhere in one macro expansion, so the three uses name one function.
-#define GRADED_CHECK(name, tags, points, needs)                                            \
-  static void CUDALAB_CONCAT(graded_check_body_, __LINE__)();                              \
-  TEST_CASE(name, tags) {                                                                  \
-    if (::cudalab::grade::begin_check(points, ::cudalab::grade::needs))                    \
-      CUDALAB_CONCAT(graded_check_body_, __LINE__)();                                      \
-  }                                                                                        \
+#define GRADED_CHECK(name, tags, points, needs)                         \
+  static void CUDALAB_CONCAT(graded_check_body_, __LINE__)();           \
+  TEST_CASE(name, tags) {                                               \
+    if (::cudalab::grade::begin_check(points, ::cudalab::grade::needs)) \
+      CUDALAB_CONCAT(graded_check_body_, __LINE__)();                   \
+  }                                                                     \
   static void CUDALAB_CONCAT(graded_check_body_, __LINE__)()

@@ -86,9 +86,9 @@ std::string GuardedBuffer<T>::check_guards() const {
 
 // What every correctness case says about itself in a failure message.
 struct CaseInfo {
-  std::string name;    // "random, width 1000, mask 7"
-  std::uint64_t seed;  // 0 when the case is fixed data
-  std::string sizes;   // "width=1000 mask_width=7"
+  std::string name;            // "random, width 1000, mask 7"
+  std::uint64_t seed;          // 0 when the case is fixed data
+  std::string sizes;           // "width=1000 mask_width=7"
   std::string header() const;  // "case 'name' (seed S, width=1000 mask_width=7)"
 };
 

@@ -31,7 +31,9 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
   return m;
 }
 
-double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+double gbs(double bytes, double ms) {
+  return bytes / (ms * 1e-3) / 1e9;
+}
 
 }  // namespace
 
@@ -68,7 +70,8 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   note(line);
   std::cout << line << std::endl;
   if (work.bytes > 0) {
-    std::snprintf(line, sizeof line, "candidate %.0f GB/s = %.0f%% of the measured copy bandwidth (%.0f GB/s)",
+    std::snprintf(line, sizeof line,
+                  "candidate %.0f GB/s = %.0f%% of the measured copy bandwidth (%.0f GB/s)",
                   gbs(work.bytes, m.candidate.median_ms),
                   100.0 * gbs(work.bytes, m.candidate.median_ms) / m.device.copy_bandwidth_gbs,
                   m.device.copy_bandwidth_gbs);
@@ -81,8 +84,10 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
     FAIL(line);
   }
   // The plain answers under grader/labs/*/passing must earn every point, not partial credit.
-  if (const char* full = std::getenv("CUDALAB_REQUIRE_FULL_CREDIT"); full && std::string(full) == "1")
-    if (credit < 1.0) FAIL("partial credit (" + std::to_string(credit) + ") where full credit is required");
+  if (const char* full = std::getenv("CUDALAB_REQUIRE_FULL_CREDIT");
+      full && std::string(full) == "1")
+    if (credit < 1.0)
+      FAIL("partial credit (" + std::to_string(credit) + ") where full credit is required");
   set_credit(credit);
 }
 

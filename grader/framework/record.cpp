@@ -10,11 +10,16 @@ namespace cudalab::grade {
 std::string escape_field(const std::string& s) {
   std::string out;
   for (const char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') continue;
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      continue;
+    else
+      out += c;
   }
   return out;
 }
@@ -81,7 +86,8 @@ CheckRecord parse_record(const std::string& line) {
   r.points = static_cast<int>(std::strtol(f[3].c_str(), &end, 10));
   if (f[3].empty() || *end != '\0') throw std::invalid_argument("malformed points in record");
   r.earned = std::strtod(f[4].c_str(), &end);
-  if (f[4].empty() || *end != '\0') throw std::invalid_argument("malformed earned points in record");
+  if (f[4].empty() || *end != '\0')
+    throw std::invalid_argument("malformed earned points in record");
   r.status = f[5];
   if (r.status != "passed" && r.status != "partial" && r.status != "failed" &&
       r.status != "skipped" && r.status != "listed")

@@ -73,19 +73,21 @@ std::vector<LabEntry> read_manifest(const std::string& path) {
 
 Options parse(int argc, char** argv) {
   cxxopts::Options spec("cudalab-grade", "Grade the CUDA labs");
-  spec.add_options()
-      ("lab", "lab(s) to grade, e.g. --lab 01 or --lab 01,02 (default: all)", cxxopts::value<std::vector<std::string>>())
-      ("solutions", "grade the reference solutions instead of the student files")
-      ("seed", "seed of the generated inputs (an instructor's secret seed)", cxxopts::value<std::string>())
-      ("timeout", "seconds allowed per check", cxxopts::value<std::string>()->default_value("300"))
-      ("no-sanitize", "skip the compute-sanitizer checks")
-      ("json", "write the JSON report here (default: grade-report.json in the build folder)", cxxopts::value<std::string>())
-      ("gradescope", "also write a Gradescope results.json here", cxxopts::value<std::string>())
-      ("junit", "also write JUnit XML here (runs the same checks through CTest)", cxxopts::value<std::string>())
-      ("color", "auto, always or never", cxxopts::value<std::string>()->default_value("auto"))
-      ("list", "list the labs and exit")
-      ("manifest", "lab manifest written by the build", cxxopts::value<std::string>())
-      ("h,help", "show this help");
+  spec.add_options()("lab", "lab(s) to grade, e.g. --lab 01 or --lab 01,02 (default: all)",
+                     cxxopts::value<std::vector<std::string>>())(
+      "solutions", "grade the reference solutions instead of the student files")(
+      "seed", "seed of the generated inputs (an instructor's secret seed)",
+      cxxopts::value<std::string>())("timeout", "seconds allowed per check",
+                                     cxxopts::value<std::string>()->default_value("300"))(
+      "no-sanitize", "skip the compute-sanitizer checks")(
+      "json", "write the JSON report here (default: grade-report.json in the build folder)",
+      cxxopts::value<std::string>())("gradescope", "also write a Gradescope results.json here",
+                                     cxxopts::value<std::string>())(
+      "junit", "also write JUnit XML here (runs the same checks through CTest)",
+      cxxopts::value<std::string>())("color", "auto, always or never",
+                                     cxxopts::value<std::string>()->default_value("auto"))(
+      "list", "list the labs and exit")("manifest", "lab manifest written by the build",
+                                        cxxopts::value<std::string>())("h,help", "show this help");
   cxxopts::ParseResult r;
   try {
     r = spec.parse(argc, argv);
@@ -107,21 +109,27 @@ Options parse(int argc, char** argv) {
     o.seed = static_cast<std::uint64_t>(
         cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
   else if (const char* env = std::getenv("CUDALAB_SEED"))
-    o.seed = static_cast<std::uint64_t>(cudalab::parse_int_in_range(env, "CUDALAB_SEED", 0, LLONG_MAX));
+    o.seed =
+        static_cast<std::uint64_t>(cudalab::parse_int_in_range(env, "CUDALAB_SEED", 0, LLONG_MAX));
   o.timeout_s = static_cast<double>(
       cudalab::parse_int_in_range(r["timeout"].as<std::string>(), "--timeout", 1, 86400));
   o.sanitize = r.count("no-sanitize") == 0;
   o.list = r.count("list") > 0;
   if (r.count("manifest")) o.manifest = r["manifest"].as<std::string>();
-  o.json = r.count("json") ? r["json"].as<std::string>()
-                           : o.manifest.substr(0, o.manifest.find_last_of('/') + 1) + "grade-report.json";
+  o.json = r.count("json")
+               ? r["json"].as<std::string>()
+               : o.manifest.substr(0, o.manifest.find_last_of('/') + 1) + "grade-report.json";
   if (r.count("gradescope")) o.gradescope = r["gradescope"].as<std::string>();
   if (r.count("junit")) o.junit = r["junit"].as<std::string>();
   const std::string color = r["color"].as<std::string>();
-  if (color == "always") o.color = true;
-  else if (color == "never") o.color = false;
-  else if (color == "auto") o.color = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
-  else throw cudalab::UsageError("--color must be auto, always or never, got '" + color + "'");
+  if (color == "always")
+    o.color = true;
+  else if (color == "never")
+    o.color = false;
+  else if (color == "auto")
+    o.color = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+  else
+    throw cudalab::UsageError("--color must be auto, always or never, got '" + color + "'");
   return o;
 }
 
@@ -199,8 +207,8 @@ std::vector<CheckRecord> list_checks(const std::string& exe, const std::string& 
 
 CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const Options& o) {
   const std::string results = temp_path();
-  const ProcessResult p = run_process({exe, exact_spec(listed.name)}, grader_env(o, results),
-                                      o.timeout_s);
+  const ProcessResult p =
+      run_process({exe, exact_spec(listed.name)}, grader_env(o, results), o.timeout_s);
   std::vector<CheckRecord> records;
   try {
     records = read_records(results);
@@ -235,10 +243,9 @@ CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std
     r.status = "failed";
     r.message = "not run: the correctness checks must pass first";
   } else {
-    const ProcessResult p =
-        run_process({sanitizer, "--tool", tool, "--error-exitcode", "86", exe, "[correctness]"},
-                    {"CUDALAB_GUARD_BYTES=0", "CUDALAB_SEED=" + std::to_string(o.seed)},
-                    o.timeout_s * 4);
+    const ProcessResult p = run_process(
+        {sanitizer, "--tool", tool, "--error-exitcode", "86", exe, "[correctness]"},
+        {"CUDALAB_GUARD_BYTES=0", "CUDALAB_SEED=" + std::to_string(o.seed)}, o.timeout_s * 4);
     if (p.exit_code == 0) {
       r.status = "passed";
       r.earned = r.points;
@@ -251,8 +258,9 @@ CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std
       int shown = 0;
       while (std::getline(in, line))
         if (line.rfind("========= ", 0) == 0 && shown++ < 12) hazards += line + "\n";
-      r.message = (p.exit_code == 86 ? "compute-sanitizer " + tool + " reported hazards:\n"
-                                     : "under compute-sanitizer: " + describe_ending(p, o.timeout_s * 4) + "\n") +
+      r.message = (p.exit_code == 86
+                       ? "compute-sanitizer " + tool + " reported hazards:\n"
+                       : "under compute-sanitizer: " + describe_ending(p, o.timeout_s * 4) + "\n") +
                   (hazards.empty() ? last_lines(p.output, 8) : hazards);
     }
   }
@@ -276,11 +284,10 @@ void write_junit(const Options& o, const std::vector<LabEntry>& labs) {
   std::string ids;
   for (const auto& l : labs) ids += (ids.empty() ? "" : "|") + std::string("lab") + l.id;
   const std::string build_dir = o.manifest.substr(0, o.manifest.find_last_of('/'));
-  const ProcessResult p =
-      run_process({"ctest", "--test-dir", build_dir, "-L",
-                   "^(" + ids + ")/" + (o.solutions ? "solution/" : "student/"), "--output-junit",
-                   o.junit},
-                  {"CUDALAB_SEED=" + std::to_string(o.seed)}, 3600);
+  const ProcessResult p = run_process(
+      {"ctest", "--test-dir", build_dir, "-L",
+       "^(" + ids + ")/" + (o.solutions ? "solution/" : "student/"), "--output-junit", o.junit},
+      {"CUDALAB_SEED=" + std::to_string(o.seed)}, 3600);
   if (p.timed_out || p.signal != 0)
     throw std::runtime_error("ctest for JUnit failed: " + describe_ending(p, 3600));
   std::cout << "JUnit XML (via CTest): " << o.junit << "\n";

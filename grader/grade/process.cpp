@@ -66,8 +66,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     const int wait_ms = static_cast<int>(std::min(200.0, (timeout_s - elapsed) * 1000.0)) + 1;
     if (poll(&pfd, 1, wait_ms) > 0) {
       const ssize_t n = read(pipe_fds[0], buf, sizeof buf);
-      if (n > 0) r.output.append(buf, static_cast<std::size_t>(n));
-      else open = false;  // EOF: every writer closed (the grader and its children)
+      if (n > 0)
+        r.output.append(buf, static_cast<std::size_t>(n));
+      else
+        open = false;  // EOF: every writer closed (the grader and its children)
     }
   }
   close(pipe_fds[0]);
@@ -77,8 +79,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   if (exec_failed)
     throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
   if (!r.timed_out) {
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    if (WIFEXITED(status))
+      r.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      r.signal = WTERMSIG(status);
   }
   return r;
 }
@@ -97,9 +101,12 @@ std::string last_lines(const std::string& text, int n) {
 
 std::string describe_ending(const ProcessResult& r, double timeout_s) {
   std::ostringstream out;
-  if (r.timed_out) out << "timed out after " << timeout_s << " s";
-  else if (r.signal != 0) out << "killed by signal " << r.signal << " (" << strsignal(r.signal) << ")";
-  else out << "exit code " << r.exit_code;
+  if (r.timed_out)
+    out << "timed out after " << timeout_s << " s";
+  else if (r.signal != 0)
+    out << "killed by signal " << r.signal << " (" << strsignal(r.signal) << ")";
+  else
+    out << "exit code " << r.exit_code;
   return out.str();
 }
 

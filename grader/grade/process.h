@@ -8,10 +8,10 @@
 namespace cudalab::grade {
 
 struct ProcessResult {
-  int exit_code = -1;     // valid when !timed_out && signal == 0
-  int signal = 0;         // the signal that ended it, 0 if it exited
+  int exit_code = -1;  // valid when !timed_out && signal == 0
+  int signal = 0;      // the signal that ended it, 0 if it exited
   bool timed_out = false;
-  std::string output;     // stdout and stderr, interleaved
+  std::string output;  // stdout and stderr, interleaved
   double seconds = 0.0;
 };
 

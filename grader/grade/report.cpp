@@ -9,9 +9,13 @@ namespace cudalab::grade {
 
 namespace {
 
-bool counts_as_failure(const CheckRecord& c) { return c.points > 0 && c.status == "failed"; }
+bool counts_as_failure(const CheckRecord& c) {
+  return c.points > 0 && c.status == "failed";
+}
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 std::string fit(const std::string& s, std::size_t width) {
   return s.size() <= width ? s : s.substr(0, width - 3) + "...";
@@ -91,8 +95,10 @@ std::string report_json(const GradeReport& r) {
       .field("target", r.target)
       .field("seed", static_cast<std::int64_t>(r.seed));
   w.key("device");
-  if (r.has_device) w.begin_object().field("name", r.device_name).end_object();
-  else w.null();
+  if (r.has_device)
+    w.begin_object().field("name", r.device_name).end_object();
+  else
+    w.null();
   if (!r.has_device) w.field("no_device_reason", r.no_device_reason);
   w.field("points", r.points()).field("max_points", r.max_points()).field("failed", r.failed());
   w.key("labs").begin_array();
@@ -166,8 +172,8 @@ std::string lab_table(const LabResult& lab, bool color) {
         }
       }
     }
-    const std::string pts = c.status == "skipped" ? "-/" + std::to_string(c.points)
-                                                  : points_text(c.earned, c.points);
+    const std::string pts =
+        c.status == "skipped" ? "-/" + std::to_string(c.points) : points_text(c.earned, c.points);
     std::snprintf(line, sizeof line, "  %-44s %9s  %s%-8s%s %s\n", fit(c.name, 44).c_str(),
                   pts.c_str(), color ? colour_of(c.status) : "", status_word(c.status).c_str(),
                   reset, fit(detail, 100).c_str());
@@ -204,8 +210,8 @@ std::string summary_table(const GradeReport& r, bool color) {
       n[3] += c.status == "skipped";
     }
     std::snprintf(line, sizeof line, "  %-4s %-24s %9s %7d %7d %8d %7d\n", lab.id.c_str(),
-                  lab.name.c_str(), points_text(lab.points(), lab.max_points()).c_str(), n[0],
-                  n[1], n[2], n[3]);
+                  lab.name.c_str(), points_text(lab.points(), lab.max_points()).c_str(), n[0], n[1],
+                  n[2], n[3]);
     out << line;
   }
   std::snprintf(line, sizeof line, "  %-29s %9s\n", "total",

@@ -27,7 +27,9 @@ constexpr int kBlockSize = 256;
 constexpr int kMaxWindowRadius = 15;
 
 // Wider masks cost more mask loads and FMAs per thread; more outputs per thread amortise them.
-__host__ __device__ constexpr int outputs_per_thread(int radius) { return radius <= 4 ? 4 : 8; }
+__host__ __device__ constexpr int outputs_per_thread(int radius) {
+  return radius <= 4 ? 4 : 8;
+}
 
 __global__ void __launch_bounds__(kBlockSize)
     conv1d_generic_kernel(const float* __restrict__ x, const float* __restrict__ mask,
@@ -108,7 +110,9 @@ constexpr std::array<WindowKernel, sizeof...(R)> window_kernels(std::integer_seq
 constexpr auto kWindowKernels =
     window_kernels(std::make_integer_sequence<int, kMaxWindowRadius + 1>{});
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 }  // namespace
 
@@ -122,7 +126,8 @@ void conv1d_basic(const float* x, const float* mask, float* y, int width, int ma
     const auto blocks = static_cast<unsigned>((threads + kBlockSize - 1) / kBlockSize);
     kWindowKernels[radius]<<<blocks, kBlockSize, 0, stream>>>(x, mask, y, width);
   } else {
-    const auto blocks = static_cast<unsigned>((static_cast<long long>(width) + kBlockSize - 1) / kBlockSize);
+    const auto blocks =
+        static_cast<unsigned>((static_cast<long long>(width) + kBlockSize - 1) / kBlockSize);
     conv1d_generic_kernel<<<blocks, kBlockSize, 0, stream>>>(x, mask, y, width, mask_width);
   }
   CUDA_CHECK(cudaGetLastError());

@@ -26,9 +26,9 @@ std::string cuda_error_message(cudaError_t code, const char* expr, const char* f
 
 }  // namespace cudalab
 
-#define CUDA_CHECK(expr)                                                    \
-  do {                                                                      \
-    const cudaError_t cudalab_status_ = (expr);                             \
-    if (cudalab_status_ != cudaSuccess)                                     \
+#define CUDA_CHECK(expr)                                                       \
+  do {                                                                         \
+    const cudaError_t cudalab_status_ = (expr);                                \
+    if (cudalab_status_ != cudaSuccess)                                        \
       ::cudalab::throw_cuda_error(cudalab_status_, #expr, __FILE__, __LINE__); \
   } while (0)

@@ -27,8 +27,8 @@ struct DeviceInfo {
   std::size_t l2_bytes = 0;
   std::size_t global_memory_bytes = 0;
   std::size_t shared_memory_per_block_optin = 0;
-  double copy_bandwidth_gbs = 0.0;   // measured; 0 when not measured
-  double dram_theoretical_gbs = 0.0; // 2 x memory clock x bus width (double data rate)
+  double copy_bandwidth_gbs = 0.0;    // measured; 0 when not measured
+  double dram_theoretical_gbs = 0.0;  // 2 x memory clock x bus width (double data rate)
   double fp32_peak_gflops = 0.0;
 };
 

@@ -24,7 +24,8 @@ __global__ void convolution_1D_basic_kernel(float* X, float* H, float* Y, int Ke
 void conv1d_course(const float* x, const float* mask, float* y, int width, int mask_width,
                    cudaStream_t stream) {
   constexpr int kBlock = 256;
-  const unsigned blocks = static_cast<unsigned>((static_cast<long long>(width) + kBlock - 1) / kBlock);
+  const unsigned blocks =
+      static_cast<unsigned>((static_cast<long long>(width) + kBlock - 1) / kBlock);
   // The slide's kernel takes non-const pointers; it never writes X or H.
   convolution_1D_basic_kernel<<<blocks, kBlock, 0, stream>>>(
       const_cast<float*>(x), const_cast<float*>(mask), y, mask_width, width);

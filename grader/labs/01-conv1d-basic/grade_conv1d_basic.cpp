@@ -52,8 +52,9 @@ Conv1dCase float_case(const std::string& name, int width, int mask_width, std::u
 std::string run_case(const Conv1dCase& c, Conv1dFn fn) {
   const int width = static_cast<int>(c.x.size());
   const int mask_width = static_cast<int>(c.mask.size());
-  const CaseInfo info{c.name, c.seed,
-                      "width=" + std::to_string(width) + " mask_width=" + std::to_string(mask_width)};
+  const CaseInfo info{
+      c.name, c.seed,
+      "width=" + std::to_string(width) + " mask_width=" + std::to_string(mask_width)};
   GuardedBuffer<float> x("x", c.x.size()), mask("mask", c.mask.size()), y("y", c.x.size());
   x.upload(c.x);
   mask.upload(c.mask);
@@ -80,8 +81,8 @@ void require_all_pass(const std::vector<Conv1dCase>& cases) {
     if (std::string p = run_case(c, lab01::candidate::conv1d_basic); !p.empty())
       problems.push_back(p);
   if (problems.empty()) return;
-  std::string message = std::to_string(problems.size()) + " of " + std::to_string(cases.size()) +
-                        " case(s) failed";
+  std::string message =
+      std::to_string(problems.size()) + " of " + std::to_string(cases.size()) + " case(s) failed";
   for (std::size_t i = 0; i < problems.size() && i < 3; ++i) message += "\n" + problems[i];
   FAIL(message);
 }
@@ -156,8 +157,8 @@ Workload perf_workload() {
 }
 
 struct PerfData {
-  Conv1dCase data = float_case("performance case", kPerfWidth, kPerfMask,
-                               cudalab::derive_seed(base_seed(), 500));
+  Conv1dCase data =
+      float_case("performance case", kPerfWidth, kPerfMask, cudalab::derive_seed(base_seed(), 500));
   cudalab::DeviceBuffer<float> x{data.x}, mask{data.mask}, y{data.x.size()};
   cudalab::Launch launch(Conv1dFn fn) {
     return [this, fn](cudaStream_t stream) {

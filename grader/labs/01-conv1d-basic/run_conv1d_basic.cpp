@@ -50,14 +50,14 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   cxxopts::Options spec("lab01-conv1d-basic", "Lab 01: 1D convolution, one thread per output");
-  spec.add_options()
-      ("width", "number of elements of x and y", cxxopts::value<std::string>()->default_value("16777216"))
-      ("mask-width", "mask width (odd)", cxxopts::value<std::string>()->default_value("9"))
-      ("seed", "seed of the generated input", cxxopts::value<std::string>()->default_value("1"))
-      ("impl", "student or reference", cxxopts::value<std::string>()->default_value("student"))
-      ("bench", "benchmark every variant over sizes and mask widths")
-      ("json", "write results as JSON to this file", cxxopts::value<std::string>())
-      ("h,help", "show this help");
+  spec.add_options()("width", "number of elements of x and y",
+                     cxxopts::value<std::string>()->default_value("16777216"))(
+      "mask-width", "mask width (odd)", cxxopts::value<std::string>()->default_value("9"))(
+      "seed", "seed of the generated input", cxxopts::value<std::string>()->default_value("1"))(
+      "impl", "student or reference", cxxopts::value<std::string>()->default_value("student"))(
+      "bench", "benchmark every variant over sizes and mask widths")(
+      "json", "write results as JSON to this file", cxxopts::value<std::string>())(
+      "h,help", "show this help");
   cxxopts::ParseResult result;
   try {
     result = spec.parse(argc, argv);
@@ -73,8 +73,8 @@ Options parse(int argc, char** argv) {
   Options o;
   o.width = static_cast<int>(
       cudalab::parse_int_in_range(result["width"].as<std::string>(), "--width", 1, INT_MAX));
-  const auto mask =
-      cudalab::parse_int_in_range(result["mask-width"].as<std::string>(), "--mask-width", -1000000, 1000001);
+  const auto mask = cudalab::parse_int_in_range(result["mask-width"].as<std::string>(),
+                                                "--mask-width", -1000000, 1000001);
   cudalab::require_odd_positive(mask, "--mask-width");
   o.mask_width = static_cast<int>(mask);
   o.seed = static_cast<std::uint64_t>(
@@ -98,7 +98,9 @@ void require_device_memory(std::size_t bytes, const std::string& what) {
   }
 }
 
-double gbs(int width, double ms) { return 2.0 * sizeof(float) * width / (ms * 1e-3) / 1e9; }
+double gbs(int width, double ms) {
+  return 2.0 * sizeof(float) * width / (ms * 1e-3) / 1e9;
+}
 
 struct Row {
   std::string variant;
@@ -125,7 +127,8 @@ std::string verify(Conv1dFn fn, const std::vector<float>& hx, const std::vector<
 }
 
 int run_once(const Options& o) {
-  require_device_memory(2 * sizeof(float) * static_cast<std::size_t>(o.width), "--width " + std::to_string(o.width));
+  require_device_memory(2 * sizeof(float) * static_cast<std::size_t>(o.width),
+                        "--width " + std::to_string(o.width));
   const cudalab::DeviceInfo dev = cudalab::query_device(0);
   std::cout << cudalab::describe_device(dev) << "\n";
   const auto hx = cudalab::random_floats(o.width, o.seed);
@@ -145,16 +148,21 @@ int run_once(const Options& o) {
   const auto t = cudalab::time_launch(
       [&](cudaStream_t s) { fn(x.data(), mask.data(), y.data(), o.width, o.mask_width, s); },
       stream.get());
-  std::printf("%-10s width %d, mask %d: correct, %.4f ms (rse %.1f%%), %.0f GB/s = %.1f%% of copy\n",
-              o.impl.c_str(), o.width, o.mask_width, t.median_ms, 100 * t.rse,
-              gbs(o.width, t.median_ms), 100 * gbs(o.width, t.median_ms) / dev.copy_bandwidth_gbs);
+  std::printf(
+      "%-10s width %d, mask %d: correct, %.4f ms (rse %.1f%%), %.0f GB/s = %.1f%% of copy\n",
+      o.impl.c_str(), o.width, o.mask_width, t.median_ms, 100 * t.rse, gbs(o.width, t.median_ms),
+      100 * gbs(o.width, t.median_ms) / dev.copy_bandwidth_gbs);
   if (!o.json.empty()) {
     cudalab::JsonWriter w;
     w.begin_object().field("lab", "01-conv1d-basic").key("device");
     cudalab::write_device_json(w, dev);
-    w.field("impl", o.impl).field("width", o.width).field("mask_width", o.mask_width)
+    w.field("impl", o.impl)
+        .field("width", o.width)
+        .field("mask_width", o.mask_width)
         .field("seed", static_cast<std::int64_t>(o.seed))
-        .field("ms", t.median_ms).field("gbs", gbs(o.width, t.median_ms)).end_object();
+        .field("ms", t.median_ms)
+        .field("gbs", gbs(o.width, t.median_ms))
+        .end_object();
     std::ofstream(o.json) << w.str();
   }
   return cudalab::kExitOk;
@@ -171,7 +179,8 @@ int run_bench(const Options& o) {
     for (int log2w = 16; log2w <= 28; log2w += 2) {
       const int width = 1 << log2w;
       const auto hx = cudalab::random_floats(width, cudalab::derive_seed(o.seed, log2w));
-      const auto hmask = cudalab::random_floats(mask_width, cudalab::derive_seed(o.seed, 100 + mask_width));
+      const auto hmask =
+          cudalab::random_floats(mask_width, cudalab::derive_seed(o.seed, 100 + mask_width));
       cudalab::DeviceBuffer<float> x(hx), mask(hmask), y(hx.size());
       // The CPU reference up to 2^24; above, the reference's output (both are within the
       // tolerance of the exact result, so they agree within twice it).
@@ -189,7 +198,8 @@ int run_bench(const Options& o) {
       std::vector<Row> config_rows;
       for (const auto& v : kVariants) {
         Row row{v.name, width, mask_width, 0.0, 0.0, ""};
-        const std::string wrong = verify(v.fn, hx, hmask, expected, x, mask, y, stream.get(), scale);
+        const std::string wrong =
+            verify(v.fn, hx, hmask, expected, x, mask, y, stream.get(), scale);
         row.status = wrong.empty() ? "ok" : "wrong: " + wrong;
         if (wrong.empty())
           launches.push_back([&, fn = v.fn](cudaStream_t s) {
@@ -221,10 +231,15 @@ int run_bench(const Options& o) {
     cudalab::write_device_json(w, dev);
     w.key("rows").begin_array();
     for (const auto& r : rows) {
-      w.begin_object().field("variant", r.variant).field("width", r.width)
-          .field("mask_width", r.mask_width).field("status", r.status);
+      w.begin_object()
+          .field("variant", r.variant)
+          .field("width", r.width)
+          .field("mask_width", r.mask_width)
+          .field("status", r.status);
       if (r.status == "ok") {
-        w.field("ms", r.ms).field("rse", r.rse).field("gbs", gbs(r.width, r.ms))
+        w.field("ms", r.ms)
+            .field("rse", r.rse)
+            .field("gbs", gbs(r.width, r.ms))
             .field("pct_copy", 100 * gbs(r.width, r.ms) / dev.copy_bandwidth_gbs);
       }
       w.end_object();

@@ -2,8 +2,8 @@
 // elements as zero, and the tolerance has the size its error analysis says.
 #include <cmath>
 
-#include "cudalab/catch.h"
 #include "conv1d_cpu.h"
+#include "cudalab/catch.h"
 
 TEST_CASE("CPU reference reproduces the course's worked example", "[lab01][host]") {
   // seed 000: X = 1..7, H = [3,4,5,4,3]; Y[2] = 57, Y[3] = 76; Y[1] uses one ghost element.

@@ -1,5 +1,5 @@
-// Broken variant of lab 01 for the grader's own tests: the grid size rounds down (width / block), so the
-// last partial block is never launched and the last outputs are never written.
+// Broken variant of lab 01 for the grader's own tests: the grid size rounds down (width / block),
+// so the last partial block is never launched and the last outputs are never written.
 // EXPECT-REJECT: never written
 // CHECKS: random sizes
 #include "conv1d_basic.h"

@@ -1,5 +1,5 @@
-// Broken variant of lab 01 for the grader's own tests: the kernel has no bounds check, so the last block
-// writes past the end of y whenever the width is not a multiple of the block size.
+// Broken variant of lab 01 for the grader's own tests: the kernel has no bounds check, so the last
+// block writes past the end of y whenever the width is not a multiple of the block size.
 // EXPECT-REJECT: past the end of y
 // CHECKS: edge cases
 // SANITIZER-REJECT: memcheck Invalid __global__ write

@@ -1,6 +1,6 @@
-// Broken variant of lab 01 for the grader's own tests: correct, but launched with one thread per block,
-// so each block fills 1 of 32 lanes of a warp and the GPU runs a few percent busy.
-// EXPECT-REJECT: too slow: r = 
+// Broken variant of lab 01 for the grader's own tests: correct, but launched with one thread per
+// block, so each block fills 1 of 32 lanes of a warp and the GPU runs a few percent busy.
+// EXPECT-REJECT: too slow: r =
 // CHECKS: [perf]
 #include "conv1d_basic.h"
 #include "cudalab/check.h"
