@@ -311,7 +311,7 @@ int grade(const Options& o) {
     std::cout << "No CUDA device found (" << report.no_device_reason
               << "): host checks run, every GPU check is reported as SKIPPED.\n\n";
 
-  Progress progress(o.color);
+  Progress progress(isatty(STDERR_FILENO) != 0);
   for (std::size_t li = 0; li < labs.size(); ++li) {
     const LabEntry& lab = labs[li];
     const std::string exe = o.solutions ? lab.solution_grader : lab.student_grader;

@@ -1,6 +1,7 @@
 // Broken variant of lab 01 for the grader's own tests: ghost elements are read from memory instead
-// of being taken as 0 (no range check on the input index). EXPECT-REJECT: index 0: expected 22, got
-// -?inf CHECKS: course worked example
+// of being taken as 0 (no range check on the input index).
+// EXPECT-REJECT: index 0: expected 22, got -?inf
+// CHECKS: course worked example
 #include "conv1d_basic.h"
 #include "cudalab/check.h"
 

@@ -1,6 +1,7 @@
 // Broken variant of lab 01 for the grader's own tests: the mask is centred one element too far
-// right (start = i - mask_width/2 + 1), so every output is its right neighbour's. EXPECT-REJECT:
-// index 2: expected 57, got 76 CHECKS: course worked example
+// right (start = i - mask_width/2 + 1), so every output is its right neighbour's.
+// EXPECT-REJECT: index 2: expected 57, got 76
+// CHECKS: course worked example
 #include "conv1d_basic.h"
 #include "cudalab/check.h"
 
