@@ -7,7 +7,8 @@
 #   grader/labs/NN-name/broken/*.cu broken variants; each names the reason it must be rejected
 #                                   in a line "// EXPECT-REJECT: <regex>" and the checks to run in
 #                                   "// CHECKS: <Catch2 test spec>"; a variant the sanitizer gate
-#                                   must catch adds "// SANITIZER-REJECT: <tool> <regex>"
+#                                   must catch adds "// SANITIZER-REJECT: <tool> <regex>"; one
+#                                   the student link check must reject has "// LINK-REJECT: <regex>"
 #   grader/labs/NN-name/passing/*.cu  plain correct answers the grader must give full marks
 #                                   (they keep the performance thresholds honest)
 #   grader/labs/NN-name/*.cpp|*.cu  support code (CPU reference, baseline kernels)
@@ -16,6 +17,7 @@
 #   labNN-<name>                 the runner (student's code and the reference)
 #   labNN-grader-student|solution|broken-<x>   graders, each linking one candidate + the reference
 #   labNN-host-tests             host unit tests
+#   labNN-student-link-check     links the student's file alone (no reference, no vendor library)
 # with CTest entries labelled labNN/<student|solution>/<check tag>, labNN/broken, labNN/host,
 # labNN/<role>/sanitize.
 #
@@ -113,7 +115,18 @@ function(cudalab_add_lab name)
   _cudalab_impl_object(${lab}_solution "${root}/solutions/${name}/${ARG_SOURCE}" candidate "${interface_dir}")
   _cudalab_impl_object(${lab}_reference "${root}/solutions/${name}/${ARG_SOURCE}" reference "${interface_dir}")
   file(GLOB broken_sources CONFIGURE_DEPENDS "${grader_dir}/broken/*.cu")
+  # Variants that must fail the student link check ("// LINK-REJECT: <regex>") get no grader.
+  set(link_reject_sources "")
   foreach(src IN LISTS broken_sources)
+    file(STRINGS "${src}" link_reject REGEX "^// LINK-REJECT: ")
+    if(link_reject)
+      list(APPEND link_reject_sources "${src}")
+    endif()
+  endforeach()
+  foreach(src IN LISTS link_reject_sources)
+    list(REMOVE_ITEM broken_sources "${src}")
+  endforeach()
+  foreach(src IN LISTS broken_sources link_reject_sources)
     get_filename_component(stem "${src}" NAME_WE)
     _cudalab_impl_object(${lab}_broken_${stem} "${src}" candidate "${interface_dir}")
   endforeach()
@@ -153,6 +166,30 @@ function(cudalab_add_lab name)
                           $<TARGET_OBJECTS:${lab}_reference>)
     target_link_libraries(${exe} PRIVATE ${lab}_support cudalab_grader_main)
     set_target_properties(${exe} PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+  endforeach()
+
+  # The student's file links on its own, against the support library and the CUDA runtime only:
+  # calling the reference solution or a vendor library (cuBLAS, cuDNN, ...) fails this link.
+  add_executable(${lab}-student-link-check $<TARGET_OBJECTS:${lab}_student>
+                                           "${root}/grader/framework/link_check_main.cpp")
+  target_link_libraries(${lab}-student-link-check PRIVATE cudalab_common)
+  set_target_properties(${lab}-student-link-check PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+
+  # Variants the link check must reject: the target is left out of the build; the test builds it
+  # and passes only if the link fails with the expected message.
+  foreach(src IN LISTS link_reject_sources)
+    get_filename_component(stem "${src}" NAME_WE)
+    string(REPLACE "_" "-" stem_dash "${stem}")
+    file(STRINGS "${src}" expect REGEX "^// LINK-REJECT: ")
+    string(REPLACE "// LINK-REJECT: " "" expect "${expect}")
+    add_executable(${lab}-broken-${stem_dash}-link-check EXCLUDE_FROM_ALL
+      $<TARGET_OBJECTS:${lab}_broken_${stem}> "${root}/grader/framework/link_check_main.cpp")
+    target_link_libraries(${lab}-broken-${stem_dash}-link-check PRIVATE cudalab_common)
+    set_target_properties(${lab}-broken-${stem_dash}-link-check PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+    add_test(NAME ${lab}/broken/${stem_dash}
+             COMMAND ${CMAKE_COMMAND} --build "${PROJECT_BINARY_DIR}" --target ${lab}-broken-${stem_dash}-link-check)
+    set_tests_properties(${lab}/broken/${stem_dash} PROPERTIES
+      LABELS "${lab}/broken" PASS_REGULAR_EXPRESSION "${expect}" TIMEOUT 300)
   endforeach()
 
   # CTest entries. The solution must pass everything (and the timing self-check); the student's
@@ -239,11 +276,11 @@ function(cudalab_add_lab name)
 
   string(JOIN "," tools ${ARG_SANITIZE})
   set_property(GLOBAL APPEND PROPERTY CUDALAB_LABS
-    "${id}\t${short}\t$<TARGET_FILE:${lab}-grader-student>\t$<TARGET_FILE:${lab}-grader-solution>\t${tools}")
+    "${id}\t${short}\t$<TARGET_FILE:${lab}-grader-student>\t$<TARGET_FILE:${lab}-grader-solution>\t${tools}\t$<TARGET_FILE:${lab}-student-link-check>")
 endfunction()
 
 # Writes the lab manifest the grade command reads: one line per lab,
-# id <tab> name <tab> student grader <tab> solution grader <tab> sanitizer tools.
+# id <tab> name <tab> student grader <tab> solution grader <tab> sanitizer tools <tab> link check.
 function(cudalab_finish_labs)
   get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
   string(JOIN "\n" content ${labs})

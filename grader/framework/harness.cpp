@@ -1,5 +1,7 @@
 #include "harness.h"
 
+#include "grading.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -50,7 +52,8 @@ std::string describe_guard_damage(const std::string& name, const std::vector<uns
 std::string CaseInfo::header() const {
   std::ostringstream out;
   out << "case '" << name << "' (";
-  if (seed != 0) out << "seed " << seed << ", ";
+  // The case's own seed is derived from the run's base seed; CUDALAB_SEED=<base> replays it.
+  if (seed != 0) out << "seed " << seed << " from CUDALAB_SEED=" << base_seed() << ", ";
   out << sizes << ")";
   return out.str();
 }

@@ -61,23 +61,33 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
     measure("candidate_pct_fp32_peak", 100.0 * gflops / m.device.fp32_peak_gflops);
   }
 
+  // Each figure goes into the check's message and to stdout (ctest --verbose shows passing
+  // checks' figures too).
   char line[512];
+  const auto say = [&line] {
+    note(line);
+    std::cout << line << std::endl;
+  };
   std::snprintf(line, sizeof line,
                 "%s on %s: candidate %.4f ms, reference %.4f ms, r = %.3f (full credit at r <= "
                 "%.2f, none at r >= %.2f)",
                 work.description.c_str(), m.device.name.c_str(), m.candidate.median_ms,
                 m.reference.median_ms, m.ratio, policy.r_full, policy.r_zero);
-  note(line);
-  std::cout << line << std::endl;
+  say();
   if (work.bytes > 0) {
+    const double cand_gbs = gbs(work.bytes, m.candidate.median_ms);
     std::snprintf(line, sizeof line,
                   "candidate %.0f GB/s = %.0f%% of the measured copy bandwidth (%.0f GB/s)",
-                  gbs(work.bytes, m.candidate.median_ms),
-                  100.0 * gbs(work.bytes, m.candidate.median_ms) / m.device.copy_bandwidth_gbs,
+                  cand_gbs, 100.0 * cand_gbs / m.device.copy_bandwidth_gbs,
                   m.device.copy_bandwidth_gbs);
-    note(line);
+    say();
   }
-  std::cout << line << std::endl;  // ctest --verbose shows the figures of passing checks too
+  if (work.flops > 0) {
+    const double gflops = work.flops / (m.candidate.median_ms * 1e-3) / 1e9;
+    std::snprintf(line, sizeof line, "candidate %.0f GFLOP/s = %.1f%% of the FP32 peak (%.0f GFLOP/s)",
+                  gflops, 100.0 * gflops / m.device.fp32_peak_gflops, m.device.fp32_peak_gflops);
+    say();
+  }
   if (credit <= 0.0) {
     std::snprintf(line, sizeof line, "too slow: r = %.3f is at or above r_zero = %.2f", m.ratio,
                   policy.r_zero);

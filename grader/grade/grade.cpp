@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -33,6 +34,7 @@ using namespace cudalab::grade;
 struct LabEntry {
   std::string id, name, student_grader, solution_grader;
   std::vector<std::string> sanitizers;
+  std::string link_check;  // built only if the student's file links on its own
 };
 
 struct Options {
@@ -64,7 +66,7 @@ std::vector<LabEntry> read_manifest(const std::string& path) {
     if (line.empty()) continue;
     const auto f = split(line, '\t');
     if (f.size() < 4) throw std::runtime_error("malformed line in " + path + ": " + line);
-    LabEntry e{f[0], f[1], f[2], f[3], {}};
+    LabEntry e{f[0], f[1], f[2], f[3], {}, f.size() > 5 ? f[5] : ""};
     if (f.size() > 4 && !f[4].empty()) e.sanitizers = split(f[4], ',');
     labs.push_back(e);
   }
@@ -293,13 +295,101 @@ void write_junit(const Options& o, const std::vector<LabEntry>& labs) {
   std::cout << "JUnit XML (via CTest): " << o.junit << "\n";
 }
 
-int grade(const Options& o) {
+CheckRecord failed_check(const CheckRecord& listed, const std::string& message) {
+  CheckRecord r = listed;
+  r.status = "failed";
+  r.earned = 0.0;
+  r.message = message;
+  return r;
+}
+
+bool executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+
+// Grades one lab; whatever goes wrong fails this lab's checks only.
+LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Options& o,
+                    Progress& progress, const std::string& where) {
+  LabResult result{lab.id, lab.name, {}};
+  const std::string exe = o.solutions ? lab.solution_grader : lab.student_grader;
+  const std::string spec = o.solutions ? "" : "~[selfcheck]";
+  try {
+    std::string why;
+    if (!executable(exe))
+      why = "not graded: " + exe +
+            " was not built; the lab's .cu file does not compile (see the build output)";
+    else if (!o.solutions && !lab.link_check.empty() && !executable(lab.link_check))
+      why = "not graded: the lab's .cu file calls code it may not use (the reference solution "
+            "or a vendor library); see the link errors of " + lab.link_check + " in the build output";
+    if (!why.empty()) {
+      // The driver removes stale binaries before building, so a missing one means this build
+      // failed. The solution's grader has the same checks: list them so the lab's maximum
+      // stays right.
+      if (!executable(lab.solution_grader)) throw std::runtime_error(why);
+      for (const auto& c : list_checks(lab.solution_grader, "~[selfcheck]", o))
+        result.checks.push_back(failed_check(c, why));
+      for (const auto& tool : lab.sanitizers) {
+        CheckRecord c;
+        c.name = "compute-sanitizer " + tool;
+        c.tags = "[lab" + lab.id + "][sanitize]";
+        c.points = lab_policy(lab.id).sanitizer_points;
+        result.checks.push_back(failed_check(c, why));
+      }
+      return result;
+    }
+    const auto listed = list_checks(exe, spec, o);
+    const std::size_t total = listed.size() + lab.sanitizers.size();
+    bool correctness_passed = true;
+    for (std::size_t ci = 0; ci < listed.size(); ++ci) {
+      progress.show(where + ": check " + std::to_string(ci + 1) + " of " + std::to_string(total) +
+                    ": " + listed[ci].name);
+      const bool timed = listed[ci].tags.find("[perf]") != std::string::npos;
+      if (timed && !correctness_passed) {
+        // Performance is measured only once the correctness checks pass (docs/grading.md).
+        result.checks.push_back(
+            failed_check(listed[ci], "not run: the correctness checks must pass first"));
+        continue;
+      }
+      CheckRecord r = run_check(exe, listed[ci], o);
+      if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
+        correctness_passed = false;
+      result.checks.push_back(std::move(r));
+    }
+    for (const auto& tool : lab.sanitizers) {
+      progress.show(where + ": compute-sanitizer " + tool);
+      result.checks.push_back(run_sanitizer(lab, exe, tool, correctness_passed, report, o));
+    }
+  } catch (const std::exception& e) {
+    CheckRecord c;
+    c.name = "grading";
+    c.tags = "[lab" + lab.id + "]";
+    c.points = 1;  // counts as a failure even though the lab's points are unknown
+    result.checks.push_back(failed_check(c, std::string("grading error: ") + e.what()));
+  }
+  return result;
+}
+
+// Output files: absolute (ctest runs elsewhere), with their folders created up front so a bad
+// path fails before grading rather than after.
+std::string prepare_output(const std::string& path, const std::string& option) {
+  if (path.empty()) return path;
+  namespace fs = std::filesystem;
+  const fs::path p = fs::absolute(path);
+  std::error_code ec;
+  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+  std::ofstream probe(p, std::ios::app);
+  if (!probe) throw cudalab::UsageError(option + " " + path + ": cannot write there");
+  return p.string();
+}
+
+int grade(Options o) {
   const auto all = read_manifest(o.manifest);
   const auto labs = select_labs(all, o);
   if (o.list) {
     for (const auto& l : all) std::cout << l.id << "  " << l.name << "\n";
     return cudalab::kExitOk;
   }
+  o.json = prepare_output(o.json, "--json");
+  o.gradescope = prepare_output(o.gradescope, "--gradescope");
+  o.junit = prepare_output(o.junit, "--junit");
 
   GradeReport report;
   report.target = o.solutions ? "solutions" : "student";
@@ -313,25 +403,10 @@ int grade(const Options& o) {
 
   Progress progress(isatty(STDERR_FILENO) != 0);
   for (std::size_t li = 0; li < labs.size(); ++li) {
-    const LabEntry& lab = labs[li];
-    const std::string exe = o.solutions ? lab.solution_grader : lab.student_grader;
-    LabResult result{lab.id, lab.name, {}};
-    const auto listed = list_checks(exe, o.solutions ? "" : "~[selfcheck]", o);
-    bool correctness_passed = true;
-    for (std::size_t ci = 0; ci < listed.size(); ++ci) {
-      progress.show("lab " + std::to_string(li + 1) + " of " + std::to_string(labs.size()) + " (" +
-                    lab.id + " " + lab.name + "): check " + std::to_string(ci + 1) + " of " +
-                    std::to_string(listed.size() + lab.sanitizers.size()) + ": " + listed[ci].name);
-      CheckRecord r = run_check(exe, listed[ci], o);
-      if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
-        correctness_passed = false;
-      result.checks.push_back(std::move(r));
-    }
-    for (const auto& tool : lab.sanitizers) {
-      progress.show("lab " + std::to_string(li + 1) + " of " + std::to_string(labs.size()) + " (" +
-                    lab.id + " " + lab.name + "): compute-sanitizer " + tool);
-      result.checks.push_back(run_sanitizer(lab, exe, tool, correctness_passed, report, o));
-    }
+    const std::string where = "lab " + std::to_string(li + 1) + " of " +
+                              std::to_string(labs.size()) + " (" + labs[li].id + " " +
+                              labs[li].name + ")";
+    LabResult result = grade_lab(labs[li], report, o, progress, where);
     progress.clear();
     std::cout << lab_table(result, o.color) << "\n";
     report.labs.push_back(std::move(result));

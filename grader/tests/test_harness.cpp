@@ -103,7 +103,7 @@ TEST_CASE("a case header names the case, its seed when random, and its sizes",
           "[grader][harness]") {
   SECTION("seeded case") {
     const CaseInfo c{"name", 7, "width=3 mask_width=5"};
-    CHECK(c.header() == "case 'name' (seed 7, width=3 mask_width=5)");
+    CHECK(c.header() == "case 'name' (seed 7 from CUDALAB_SEED=20180914, width=3 mask_width=5)");
   }
   SECTION("fixed data (seed 0) omits the seed") {
     const CaseInfo c{"name", 0, "width=3 mask_width=5"};
