@@ -84,8 +84,9 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   }
   if (work.flops > 0) {
     const double gflops = work.flops / (m.candidate.median_ms * 1e-3) / 1e9;
-    std::snprintf(line, sizeof line, "candidate %.0f GFLOP/s = %.1f%% of the FP32 peak (%.0f GFLOP/s)",
-                  gflops, 100.0 * gflops / m.device.fp32_peak_gflops, m.device.fp32_peak_gflops);
+    std::snprintf(line, sizeof line,
+                  "candidate %.0f GFLOP/s = %.1f%% of the FP32 peak (%.0f GFLOP/s)", gflops,
+                  100.0 * gflops / m.device.fp32_peak_gflops, m.device.fp32_peak_gflops);
     say();
   }
   if (credit <= 0.0) {

@@ -303,7 +303,9 @@ CheckRecord failed_check(const CheckRecord& listed, const std::string& message) 
   return r;
 }
 
-bool executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+bool executable(const std::string& path) {
+  return access(path.c_str(), X_OK) == 0;
+}
 
 // Grades one lab; whatever goes wrong fails this lab's checks only.
 LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Options& o,
@@ -317,8 +319,10 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
       why = "not graded: " + exe +
             " was not built; the lab's .cu file does not compile (see the build output)";
     else if (!o.solutions && !lab.link_check.empty() && !executable(lab.link_check))
-      why = "not graded: the lab's .cu file calls code it may not use (the reference solution "
-            "or a vendor library); see the link errors of " + lab.link_check + " in the build output";
+      why =
+          "not graded: the lab's .cu file calls code it may not use (the reference solution "
+          "or a vendor library); see the link errors of " +
+          lab.link_check + " in the build output";
     if (!why.empty()) {
       // The driver removes stale binaries before building, so a missing one means this build
       // failed. The solution's grader has the same checks: list them so the lab's maximum
