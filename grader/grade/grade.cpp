@@ -198,7 +198,9 @@ std::vector<CheckRecord> list_checks(const std::string& exe, const std::string& 
   const std::string results = temp_path();
   auto env = grader_env(o, results);
   env.push_back("CUDALAB_LIST_CHECKS=1");
-  const ProcessResult p = run_process({exe, spec}, env, 120);
+  // Declaration order: the grade command relies on correctness checks coming before the timed
+  // ones (Catch2 3.9 and later shuffle by default).
+  const ProcessResult p = run_process({exe, spec, "--order", "decl"}, env, 120);
   auto records = read_records(results);
   std::remove(results.c_str());
   if (records.empty())
