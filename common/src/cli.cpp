@@ -11,6 +11,9 @@ namespace cudalab {
 int guarded_main(const char* program, const std::function<int()>& body) {
   try {
     return body();
+  } catch (const HelpRequested& e) {
+    std::cout << e.what() << std::endl;
+    return kExitOk;
   } catch (const UsageError& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
     return kExitUsage;

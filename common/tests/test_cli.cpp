@@ -146,3 +146,9 @@ TEST_CASE("guarded_main maps exceptions to exit codes and one line on stderr", "
     CHECK(contains(text, "cudaErrorInvalidValue"));
   }
 }
+
+TEST_CASE("guarded_main prints the help text and returns 0 for HelpRequested", "[common][cli]") {
+  CHECK(cudalab::guarded_main("prog", []() -> int {
+          throw cudalab::HelpRequested("usage: prog");
+        }) == cudalab::kExitOk);
+}

@@ -17,9 +17,8 @@
 #include <string>
 #include <vector>
 
-#include <cxxopts.hpp>
-
 #include "cudalab/cli.h"
+#include "cudalab/cli_options.h"
 #include "cudalab/device_info.h"
 #include "grading.h"
 #include "policy.h"
@@ -75,33 +74,26 @@ std::vector<LabEntry> read_manifest(const std::string& path) {
 
 Options parse(int argc, char** argv) {
   cxxopts::Options spec("cudalab-grade", "Grade the CUDA labs");
-  spec.add_options()("lab", "lab(s) to grade, e.g. --lab 01 or --lab 01,02 (default: all)",
-                     cxxopts::value<std::vector<std::string>>())(
-      "solutions", "grade the reference solutions instead of the student files")(
-      "seed", "seed of the generated inputs (an instructor's secret seed)",
-      cxxopts::value<std::string>())("timeout", "seconds allowed per check",
-                                     cxxopts::value<std::string>()->default_value("300"))(
-      "no-sanitize", "skip the compute-sanitizer checks")(
-      "json", "write the JSON report here (default: grade-report.json in the build folder)",
-      cxxopts::value<std::string>())("gradescope", "also write a Gradescope results.json here",
-                                     cxxopts::value<std::string>())(
-      "junit", "also write JUnit XML here (runs the same checks through CTest)",
-      cxxopts::value<std::string>())("color", "auto, always or never",
-                                     cxxopts::value<std::string>()->default_value("auto"))(
-      "list", "list the labs and exit")("manifest", "lab manifest written by the build",
-                                        cxxopts::value<std::string>())("h,help", "show this help");
-  cxxopts::ParseResult r;
-  try {
-    r = spec.parse(argc, argv);
-  } catch (const std::exception& e) {
-    throw cudalab::UsageError(e.what());
-  }
-  if (r.count("help")) {
-    std::cout << spec.help() << std::endl;
-    std::exit(0);
-  }
-  if (!r.unmatched().empty())
-    throw cudalab::UsageError("unexpected argument '" + r.unmatched().front() + "'");
+  using cxxopts::value;
+  // clang-format off
+  spec.add_options()
+      ("lab", "lab(s) to grade, e.g. --lab 01 or --lab 01,02 (default: all)",
+       value<std::vector<std::string>>())
+      ("solutions", "grade the reference solutions instead of the student files")
+      ("seed", "seed of the generated inputs (an instructor's secret seed)", value<std::string>())
+      ("timeout", "seconds allowed per check", value<std::string>()->default_value("300"))
+      ("no-sanitize", "skip the compute-sanitizer checks")
+      ("json", "write the JSON report here (default: grade-report.json in the build folder)",
+       value<std::string>())
+      ("gradescope", "also write a Gradescope results.json here", value<std::string>())
+      ("junit", "also write JUnit XML here (runs the same checks through CTest)",
+       value<std::string>())
+      ("color", "auto, always or never", value<std::string>()->default_value("auto"))
+      ("list", "list the labs and exit")
+      ("manifest", "lab manifest written by the build", value<std::string>())
+      ("h,help", "show this help");
+  // clang-format on
+  const cxxopts::ParseResult r = cudalab::parse_command_line(spec, argc, argv);
   Options o;
   if (r.count("lab"))
     for (const auto& l : r["lab"].as<std::vector<std::string>>())

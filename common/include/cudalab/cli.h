@@ -18,8 +18,14 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown when --help was asked for; guarded_main prints the text and returns 0.
+class HelpRequested : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Runs `body`, mapping exceptions to one-line errors and exit codes (UsageError -> 2,
-// anything else -> 1). `body` returns the exit code on success.
+// anything else -> 1; HelpRequested prints the help, 0). `body` returns the exit code on success.
 int guarded_main(const char* program, const std::function<int()>& body);
 
 // Parses a decimal integer in [lo, hi]; throws UsageError naming `what` otherwise.

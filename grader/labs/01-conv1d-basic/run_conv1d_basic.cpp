@@ -14,10 +14,9 @@
 #include <string>
 #include <vector>
 
-#include <cxxopts.hpp>
-
 #include "conv1d_cpu.h"
 #include "cudalab/cli.h"
+#include "cudalab/cli_options.h"
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
 #include "cudalab/random.h"
@@ -50,26 +49,18 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   cxxopts::Options spec("lab01-conv1d-basic", "Lab 01: 1D convolution, one thread per output");
-  spec.add_options()("width", "number of elements of x and y",
-                     cxxopts::value<std::string>()->default_value("16777216"))(
-      "mask-width", "mask width (odd)", cxxopts::value<std::string>()->default_value("9"))(
-      "seed", "seed of the generated input", cxxopts::value<std::string>()->default_value("1"))(
-      "impl", "student or reference", cxxopts::value<std::string>()->default_value("student"))(
-      "bench", "benchmark every variant over sizes and mask widths")(
-      "json", "write results as JSON to this file", cxxopts::value<std::string>())(
-      "h,help", "show this help");
-  cxxopts::ParseResult result;
-  try {
-    result = spec.parse(argc, argv);
-  } catch (const std::exception& e) {
-    throw cudalab::UsageError(e.what());
-  }
-  if (result.count("help")) {
-    std::cout << spec.help() << std::endl;
-    std::exit(0);
-  }
-  if (!result.unmatched().empty())
-    throw cudalab::UsageError("unexpected argument '" + result.unmatched().front() + "'");
+  using cxxopts::value;
+  // clang-format off
+  spec.add_options()
+      ("width", "number of elements of x and y", value<std::string>()->default_value("16777216"))
+      ("mask-width", "mask width (odd)", value<std::string>()->default_value("9"))
+      ("seed", "seed of the generated input", value<std::string>()->default_value("1"))
+      ("impl", "student or reference", value<std::string>()->default_value("student"))
+      ("bench", "benchmark every variant over sizes and mask widths")
+      ("json", "write results as JSON to this file", value<std::string>())
+      ("h,help", "show this help");
+  // clang-format on
+  const cxxopts::ParseResult result = cudalab::parse_command_line(spec, argc, argv);
   Options o;
   o.width = static_cast<int>(
       cudalab::parse_int_in_range(result["width"].as<std::string>(), "--width", 1, INT_MAX));
