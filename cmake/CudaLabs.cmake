@@ -11,7 +11,9 @@
 #                                   the student link check must reject has "// LINK-REJECT: <regex>"
 #   grader/labs/NN-name/passing/*.cu  plain correct answers the grader must give full marks
 #                                   (they keep the performance thresholds honest)
-#   grader/labs/NN-name/*.cpp|*.cu  support code (CPU reference, baseline kernels)
+#   grader/labs/NN-name/*.cpp|*.cu  support code (CPU reference, baseline kernels); code shared by
+#                                   several labs lives in grader/support/<topic> and comes in
+#                                   through LIBRARIES
 #   docs/labs/NN-name.md            the docs page
 # and makes:
 #   labNN-<name>                 the runner (student's code and the reference)
@@ -91,7 +93,7 @@ function(_cudalab_sanitizer_test test tool exe checks labels)
 endfunction()
 
 function(cudalab_add_lab name)
-  cmake_parse_arguments(ARG "" "SOURCE" "SANITIZE;TAGS" ${ARGN})
+  cmake_parse_arguments(ARG "" "SOURCE" "SANITIZE;TAGS;LIBRARIES" ${ARGN})
   if(NOT ARG_SOURCE)
     message(FATAL_ERROR "cudalab_add_lab(${name}): SOURCE is required")
   endif()
@@ -139,9 +141,12 @@ function(cudalab_add_lab name)
   # Support code shared by the grader, the runner and the host tests.
   file(GLOB support CONFIGURE_DEPENDS "${grader_dir}/*.cpp" "${grader_dir}/*.cu")
   list(FILTER support EXCLUDE REGEX "/(grade|test|run)_[^/]*$")
+  if(NOT support)  # a lab may have no support code of its own
+    set(support "${root}/grader/framework/empty.cpp")
+  endif()
   add_library(${lab}_support STATIC ${support})
   target_include_directories(${lab}_support PUBLIC "${interface_dir}" "${grader_dir}")
-  target_link_libraries(${lab}_support PUBLIC cudalab_common cudalab_grader_framework)
+  target_link_libraries(${lab}_support PUBLIC cudalab_common cudalab_grader_framework ${ARG_LIBRARIES})
   cudalab_cuda_options(${lab}_support)
 
   # Graded checks, compiled once, linked against each candidate.

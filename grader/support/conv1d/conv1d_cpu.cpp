@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace lab01 {
+namespace conv1d {
 
 std::vector<double> conv1d_cpu(const std::vector<float>& x, const std::vector<float>& mask) {
   const auto width = static_cast<std::int64_t>(x.size());
@@ -26,4 +26,4 @@ cudalab::Tolerance conv1d_tolerance(int mask_width, double max_abs_mask, double 
   return {2.0 * k * k * u * max_abs_mask * max_abs_x, 0.0};
 }
 
-}  // namespace lab01
+}  // namespace conv1d

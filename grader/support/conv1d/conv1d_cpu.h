@@ -1,4 +1,4 @@
-// CPU reference for lab 01 and the tolerance that goes with it.
+// CPU reference for the 1D convolution labs (01, 02, 03) and the tolerance that goes with it.
 #pragma once
 
 #include <cstddef>
@@ -6,7 +6,7 @@
 
 #include "cudalab/compare.h"
 
-namespace lab01 {
+namespace conv1d {
 
 // y[i] = sum_j mask[j] * x[i - mask_width/2 + j], ghost elements 0, accumulated in double.
 std::vector<double> conv1d_cpu(const std::vector<float>& x, const std::vector<float>& mask);
@@ -24,4 +24,4 @@ std::vector<double> conv1d_cpu(const std::vector<float>& x, const std::vector<fl
 // Integer-valued inputs with |sum| < 2^24 are exact in any order: use Tolerance{0, 0} for them.
 cudalab::Tolerance conv1d_tolerance(int mask_width, double max_abs_mask, double max_abs_x);
 
-}  // namespace lab01
+}  // namespace conv1d
