@@ -19,6 +19,8 @@ inline constexpr LabPolicy kLabPolicies[] = {
     // lab   r_full  r_zero  sanitizer points
     {"01", 3.00, 8.00, 10},  // the reference is a register-window kernel; a plain
                              // thread-per-output answer runs ~2.5x slower on an H200
+    {"02", 3.00, 8.00, 5},   // 3 tools: memcheck, racecheck, synccheck
+    {"03", 3.00, 8.00, 10},
 };
 
 // Throws std::out_of_range for an unknown lab.

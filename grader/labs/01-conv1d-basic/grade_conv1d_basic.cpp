@@ -49,7 +49,7 @@ GRADED_CHECK("float inputs within the error bound", "[lab01][correctness]", 10, 
   conv1d::require_all_pass(conv1d::float_cases(base_seed()), kCandidate);
 }
 
-GRADED_CHECK("largest size", "[lab01][correctness]", 10, Needs::gpu) {
+GRADED_CHECK("largest size", "[lab01][correctness][large]", 10, Needs::gpu) {
   conv1d::require_all_pass({conv1d::largest_case(base_seed())}, kCandidate);
 }
 
