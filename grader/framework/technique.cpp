@@ -28,7 +28,8 @@ std::vector<PtxKernel> ptx_kernels(const std::string& ptx) {
     k.name = ptx.substr(name_start, name_end - name_start);
     // The body: the first '{' after the parameter list, to its matching '}'.
     const std::size_t params_end = ptx.find(')', name_end);
-    const std::size_t open = params_end == std::string::npos ? params_end : ptx.find('{', params_end);
+    const std::size_t open =
+        params_end == std::string::npos ? params_end : ptx.find('{', params_end);
     if (open == std::string::npos) break;
     int depth = 0;
     std::size_t i = open;
@@ -76,7 +77,8 @@ int count_instructions(const std::string& body, const std::string& prefix) {
     if (line.compare(i, prefix.size(), prefix) == 0) {
       const std::size_t after = i + prefix.size();
       // "ld.shared" must not match "ld.sharedX"; it may continue with '.' (ld.shared.f32) or space.
-      if (after == line.size() || line[after] == '.' || std::isspace(static_cast<unsigned char>(line[after])))
+      if (after == line.size() || line[after] == '.' ||
+          std::isspace(static_cast<unsigned char>(line[after])))
         ++count;
     }
   }

@@ -114,7 +114,9 @@ constexpr std::array<TiledKernel, sizeof...(R)> tiled_kernels(std::integer_seque
 }
 constexpr auto kTiledKernels = tiled_kernels(std::make_integer_sequence<int, kMaxFastRadius + 1>{});
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 unsigned blocks_for(long long outputs, int per_block) {
   return static_cast<unsigned>((outputs + per_block - 1) / per_block);
@@ -128,7 +130,7 @@ void conv1d_tiled(const float* x, const float* mask, float* y, int width, int ma
   const int radius = mask_width / 2;
   if (radius <= kMaxFastRadius && aligned16(x) && aligned16(y)) {
     kTiledKernels[radius]<<<blocks_for(width, kOutputTile), kBlockSize, 0, stream>>>(x, mask, y,
-                                                                                      width);
+                                                                                     width);
   } else {
     conv1d_tiled_kernel<<<blocks_for(width, kGenericTile), kGenericTile, 0, stream>>>(
         x, mask, y, width, mask_width);

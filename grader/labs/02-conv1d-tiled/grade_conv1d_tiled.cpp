@@ -15,8 +15,8 @@ using cudalab::grade::base_seed;
 GRADED_CHECK("kernel reads its input tile from shared memory", "[lab02][technique]", 10,
              Needs::host) {
   std::string problem;
-  const auto kernels =
-      cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(), "conv1d_tiled_kernel", &problem);
+  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
+                                                     "conv1d_tiled_kernel", &problem);
   if (!problem.empty()) FAIL(problem);
   for (const auto& k : kernels) {
     const int loads = cudalab::grade::count_instructions(k.body, "ld.shared");
@@ -25,9 +25,8 @@ GRADED_CHECK("kernel reads its input tile from shared memory", "[lab02][techniqu
                          cudalab::grade::count_instructions(k.body, "barrier.sync");
     CAPTURE(k.name, loads, stores, barriers);
     if (loads == 0 || stores == 0 || barriers == 0)
-      FAIL("conv1d_tiled_kernel (" + k.name + ") has " + std::to_string(stores) +
-           " st.shared, " + std::to_string(loads) + " ld.shared and " +
-           std::to_string(barriers) +
+      FAIL("conv1d_tiled_kernel (" + k.name + ") has " + std::to_string(stores) + " st.shared, " +
+           std::to_string(loads) + " ld.shared and " + std::to_string(barriers) +
            " barrier instruction(s) in its PTX: the input tile must be stored to shared "
            "memory, synchronized, and read back from there");
   }

@@ -1,0 +1,43 @@
+// Broken variant of lab 03 for the grader's own tests: correct results, but the mask sits in an
+// ordinary __device__ array, i.e. global memory; the technique check must see that the kernel
+// never reads constant memory.
+// EXPECT-REJECT: has no ld.const in its PTX
+// CHECKS: [technique]
+#include <stdexcept>
+#include <string>
+
+#include "conv1d_constant.h"
+#include "cudalab/check.h"
+
+namespace lab03 {
+namespace CUDALAB_IMPL {
+
+__device__ float g_mask[kMaxMaskWidth];  // BUG: global, not __constant__
+
+void upload_mask(const float* mask, int mask_width) {
+  if (mask_width < 1 || mask_width > kMaxMaskWidth)
+    throw std::invalid_argument("mask width " + std::to_string(mask_width) + " is not in [1, " +
+                                std::to_string(kMaxMaskWidth) + "]");
+  CUDA_CHECK(cudaMemcpyToSymbol(g_mask, mask, mask_width * sizeof(float)));
+}
+
+__global__ void conv1d_constant_kernel(const float* __restrict__ x, float* __restrict__ y,
+                                       int width, int mask_width) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= width) return;
+  const int start = i - mask_width / 2;
+  float sum = 0.0f;
+  for (int j = 0; j < mask_width; ++j)
+    if (start + j >= 0 && start + j < width) sum += g_mask[j] * x[start + j];
+  y[i] = sum;
+}
+
+void conv1d_constant(const float* x, float* y, int width, int mask_width, cudaStream_t stream) {
+  const dim3 block(256);
+  const dim3 grid((width + block.x - 1) / block.x);
+  conv1d_constant_kernel<<<grid, block, 0, stream>>>(x, y, width, mask_width);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace CUDALAB_IMPL
+}  // namespace lab03

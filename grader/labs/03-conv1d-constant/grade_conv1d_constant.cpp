@@ -1,0 +1,87 @@
+// Lab 03 graded checks: the mask in constant memory.
+//
+// The cases are lab 01's (grader/support/conv1d); each uploads its mask with upload_mask()
+// (untimed) before the run. Besides them: a second mask must replace the first, a mask wider than
+// the constant buffer must be refused, and the technique check reads the PTX of the candidate's
+// file: conv1d_constant_kernel must read the mask with ld.const (constant memory).
+#include <stdexcept>
+
+#include "conv1d_check.h"
+#include "cudalab/random.h"
+#include "grading.h"
+#include "impls.h"
+#include "technique.h"
+
+using cudalab::grade::base_seed;
+
+GRADED_CHECK("kernel reads the mask from constant memory", "[lab03][technique]", 10, Needs::host) {
+  std::string problem;
+  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
+                                                     "conv1d_constant_kernel", &problem);
+  if (!problem.empty()) FAIL(problem);
+  for (const auto& k : kernels) {
+    const int constant_loads = cudalab::grade::count_instructions(k.body, "ld.const");
+    CAPTURE(k.name, constant_loads);
+    if (constant_loads == 0)
+      FAIL("conv1d_constant_kernel (" + k.name +
+           ") has no ld.const in its PTX: the mask must be read from a __constant__ buffer");
+  }
+}
+
+GRADED_CHECK("course worked example", "[lab03][correctness]", 10, Needs::gpu) {
+  conv1d::require_all_pass({conv1d::worked_example()}, lab03::kCandidate);
+}
+
+GRADED_CHECK("edge cases", "[lab03][correctness]", 10, Needs::gpu) {
+  conv1d::require_all_pass(conv1d::edge_cases(base_seed(), lab03::kMaxMaskWidth),
+                           lab03::kCandidate);
+}
+
+GRADED_CHECK("random sizes", "[lab03][correctness]", 15, Needs::gpu) {
+  conv1d::require_all_pass(conv1d::random_cases(base_seed(), 12), lab03::kCandidate);
+}
+
+GRADED_CHECK("float inputs within the error bound", "[lab03][correctness]", 5, Needs::gpu) {
+  conv1d::require_all_pass(conv1d::float_cases(base_seed()), lab03::kCandidate);
+}
+
+GRADED_CHECK("largest size", "[lab03][correctness][large]", 5, Needs::gpu) {
+  conv1d::require_all_pass({conv1d::largest_case(base_seed())}, lab03::kCandidate);
+}
+
+GRADED_CHECK("a new mask replaces the old one", "[lab03][correctness]", 10, Needs::gpu) {
+  // Same width and size twice, different masks: a stale or partly copied mask shows in the second.
+  const std::uint64_t s = cudalab::derive_seed(base_seed(), 600);
+  conv1d::require_all_pass({conv1d::integer_case("first mask", 5000, 9, s),
+                            conv1d::integer_case("second mask", 5000, 9, s + 1),
+                            conv1d::integer_case("third mask, narrower", 5000, 3, s + 2)},
+                           lab03::kCandidate);
+}
+
+GRADED_CHECK("a mask wider than the constant buffer is refused", "[lab03][correctness]", 5,
+             Needs::gpu) {
+  const std::vector<float> too_wide(lab03::kMaxMaskWidth + 2, 1.0f);
+  try {
+    lab03::candidate::upload_mask(too_wide.data(), static_cast<int>(too_wide.size()));
+  } catch (const std::invalid_argument& e) {
+    INFO("refused with: " << e.what());
+    SUCCEED();
+    return;
+  } catch (const std::exception& e) {
+    FAIL("upload_mask(" << too_wide.size()
+                        << " floats) threw, but not std::invalid_argument: " << e.what());
+  }
+  FAIL("upload_mask accepted a mask of " << too_wide.size() << " floats; the constant buffer holds "
+                                         << lab03::kMaxMaskWidth
+                                         << ": it must throw std::invalid_argument");
+}
+
+GRADED_CHECK("performance vs reference", "[lab03][perf]", 20, Needs::gpu) {
+  conv1d::grade_conv1d_performance("03", lab03::kCandidate, lab03::kReference);
+}
+
+GRADED_CHECK("timing harness self-check", "[lab03][selfcheck]", 0, Needs::gpu) {
+  conv1d::PerfCase perf(base_seed());
+  cudalab::grade::check_timing_harness(perf.launch(lab03::kReference),
+                                       conv1d::PerfCase::workload());
+}
