@@ -236,7 +236,7 @@ int runner_main(int argc, char** argv, const RunnerSpec& spec) {
       std::cerr << spec.program << ": " << reason << "\n";
       return cudalab::kExitFailure;
     }
-    return o.bench ? run_bench(o, spec) : run_once(o, spec);
+    return o.bench || spec.bench_only ? run_bench(o, spec) : run_once(o, spec);
   });
 }
 

@@ -21,8 +21,10 @@ struct RunnerSpec {
   int max_mask_width = 0;   // 0: no limit
   std::string mask_limit;   // why the limit exists, for the error message
   // variants[0] is the student's, variants[1] the reference; --impl picks one of them, --bench
-  // runs them all (baselines may follow).
+  // runs them all (baselines may follow). Above 2^24 elements the bench checks every variant
+  // against variants[1].
   std::vector<Conv1dVariant> variants;
+  bool bench_only = false;  // a benchmark program: always --bench, no --impl
 };
 
 int runner_main(int argc, char** argv, const RunnerSpec& spec);
