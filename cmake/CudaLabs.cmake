@@ -272,6 +272,9 @@ function(cudalab_add_lab name)
     foreach(tool IN LISTS ARG_SANITIZE)
       _cudalab_sanitizer_test(${lab}/${role}/sanitize-${tool} ${tool} ${lab}-grader-${role}
         "[correctness]~[large]" "${lab}/${role}/sanitize")
+      # racecheck reports a missing barrier as a warning with exit code 0: fail on any report.
+      set_tests_properties(${lab}/${role}/sanitize-${tool} PROPERTIES
+        FAIL_REGULAR_EXPRESSION "========= .*Race reported;========= .*SUMMARY: [1-9]")
     endforeach()
   endforeach()
 
