@@ -5,11 +5,12 @@
 //                            Block of 256 threads, output tile of 2048 (8 outputs per thread).
 //                            The block loads its input tile (2048 + 2H inputs, H = R rounded up
 //                            to a multiple of 4 so the tile starts on a float4) with float4 loads
-//                            that are all in flight at once, synchronizes, then each thread reads
-//                            the 8 + 2H inputs of its 8 consecutive outputs from shared memory as
-//                            float4s into registers, computes them with the mask held in registers
-//                            and stores two float4. Tiles that cross either end of x are loaded
-//                            element by element with ghost zeros.
+//                            that are all in flight at once, and synchronizes. Each thread then
+//                            computes two groups of 4 consecutive outputs, 1024 apart: for each it
+//                            reads the 4 + 2H inputs from shared memory as float4s into registers
+//                            (a warp reads consecutive float4s: no bank conflicts), multiplies
+//                            with the mask held in registers, and stores one float4. Tiles that
+//                            cross either end of x are loaded element by element, ghosts as 0.
 //   conv1d_tiled_kernel      any mask up to kMaxMaskWidth, any alignment: the course's design,
 //   (generic)                one output per thread, threads per block = output tile.
 #include <array>
@@ -24,8 +25,9 @@ namespace CUDALAB_IMPL {
 namespace {
 
 constexpr int kBlockSize = 256;
-constexpr int kOutputsPerThread = 8;
-constexpr int kOutputTile = kBlockSize * kOutputsPerThread;
+constexpr int kGroups = 2;                    // groups of 4 outputs per thread
+constexpr int kGroupStride = 4 * kBlockSize;  // 1024: a group spans the block once
+constexpr int kOutputTile = kGroups * kGroupStride;
 constexpr int kMaxFastRadius = 15;
 
 template <int R>
@@ -35,7 +37,7 @@ __global__ void __launch_bounds__(kBlockSize)
   constexpr int kMaskWidth = 2 * R + 1;
   constexpr int kHalo = (R + 3) / 4 * 4;
   constexpr int kInputTile = kOutputTile + 2 * kHalo;
-  constexpr int kWindow = kOutputsPerThread + 2 * kHalo;
+  constexpr int kWindow = 4 + 2 * kHalo;  // inputs of 4 consecutive outputs
   __shared__ __align__(16) float tile[kInputTile];
 
   const long long tile_start = static_cast<long long>(blockIdx.x) * kOutputTile;
@@ -69,34 +71,39 @@ __global__ void __launch_bounds__(kBlockSize)
   for (int j = 0; j < kMaskWidth; ++j) h[j] = mask[j];
   __syncthreads();  // the whole input tile is in shared memory before anyone reads it
 
-  const long long first = tile_start + threadIdx.x * kOutputsPerThread;
-  if (first >= width) return;
-  float window[kWindow];
-  const float4* row = reinterpret_cast<const float4*>(tile + threadIdx.x * kOutputsPerThread);
+  // Thread t computes two groups of 4 consecutive outputs, 1024 apart: its window of group g
+  // starts at float4 g*256 + t of the tile, so the 32 threads of a warp read consecutive
+  // float4s (no bank conflicts) and their float4 stores to y are consecutive too.
 #pragma unroll
-  for (int v = 0; v < kWindow / 4; ++v) {
-    const float4 q = row[v];
-    window[4 * v + 0] = q.x;
-    window[4 * v + 1] = q.y;
-    window[4 * v + 2] = q.z;
-    window[4 * v + 3] = q.w;
-  }
-  float out[kOutputsPerThread];
+  for (int g = 0; g < kGroups; ++g) {
+    const int offset = g * kGroupStride + 4 * threadIdx.x;  // in the output tile
+    const long long first = tile_start + offset;
+    if (first >= width) break;
+    float window[kWindow];
+    const float4* row = reinterpret_cast<const float4*>(tile + offset);
 #pragma unroll
-  for (int o = 0; o < kOutputsPerThread; ++o) {
-    float sum = 0.0f;
+    for (int v = 0; v < kWindow / 4; ++v) {
+      const float4 q = row[v];
+      window[4 * v + 0] = q.x;
+      window[4 * v + 1] = q.y;
+      window[4 * v + 2] = q.z;
+      window[4 * v + 3] = q.w;
+    }
+    float out[4];
 #pragma unroll
-    for (int j = 0; j < kMaskWidth; ++j) sum = fmaf(h[j], window[kHalo - R + o + j], sum);
-    out[o] = sum;
-  }
-  if (first + kOutputsPerThread <= width) {
-    float4* dst = reinterpret_cast<float4*>(y + first);
-    dst[0] = make_float4(out[0], out[1], out[2], out[3]);
-    dst[1] = make_float4(out[4], out[5], out[6], out[7]);
-  } else {
+    for (int o = 0; o < 4; ++o) {
+      float sum = 0.0f;
 #pragma unroll
-    for (int o = 0; o < kOutputsPerThread; ++o)
-      if (first + o < width) y[first + o] = out[o];
+      for (int j = 0; j < kMaskWidth; ++j) sum = fmaf(h[j], window[kHalo - R + o + j], sum);
+      out[o] = sum;
+    }
+    if (first + 4 <= width) {
+      *reinterpret_cast<float4*>(y + first) = make_float4(out[0], out[1], out[2], out[3]);
+    } else {
+#pragma unroll
+      for (int o = 0; o < 4; ++o)
+        if (first + o < width) y[first + o] = out[o];
+    }
   }
 }
 
