@@ -6,7 +6,9 @@
 #include "cudalab/tiling.h"
 
 namespace {
-double one_decimal(double v) { return std::round(v * 10.0) / 10.0; }
+double one_decimal(double v) {
+  return std::round(v * 10.0) / 10.0;
+}
 }  // namespace
 
 TEST_CASE("1D bandwidth reduction matches the course's table", "[common][tiling]") {

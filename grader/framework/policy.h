@@ -19,8 +19,10 @@ inline constexpr LabPolicy kLabPolicies[] = {
     // lab   r_full  r_zero  sanitizer points
     {"01", 3.00, 8.00, 10},  // the reference is a register-window kernel; a plain
                              // thread-per-output answer runs ~2.5x slower on an H200
-    {"02", 3.00, 8.00, 5},   // 3 tools: memcheck, racecheck, synccheck
-    {"03", 3.00, 8.00, 10},
+    {"02", 3.50, 9.00, 5},   // the course's tiled design (one output per thread) measured
+                             // r = 2.8 against the two-groups-of-4 reference on an H200;
+                             // 5 points for each of memcheck, racecheck, synccheck
+    {"03", 3.00, 8.00, 10},  // lab 01's kernel with a constant mask: r = 2.5 on an H200
 };
 
 // Throws std::out_of_range for an unknown lab.
