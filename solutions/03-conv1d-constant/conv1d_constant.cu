@@ -4,9 +4,9 @@
 // Kernels:
 //   conv1d_constant_kernel<R>  masks up to 31 wide, 16-byte aligned x and y: lab 01's register
 //                              window (N consecutive outputs per thread from float4 loads, N = 4,
-//                              or 8 for R > 4), with the mask read from constant memory. Its
-//                              indices are compile-time constants, so the FFMAs take c_mask[j]
-//                              straight from the constant bank: no mask loads, no mask registers.
+//                              or 8 for R > 4), with the mask read from constant memory: each mask
+//                              value arrives by one uniform LDC from the constant bank (seen in
+//                              cuobjdump -sass for sm_90), not by a global load through L1.
 //   conv1d_constant_kernel     any mask up to kMaxMaskWidth, any alignment: one thread per output;
 //   (generic)                  all threads of a warp read the same c_mask[j] together, which the
 //                              constant cache serves as one broadcast.
