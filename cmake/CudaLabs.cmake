@@ -18,13 +18,14 @@
 # With PTX, each candidate is also compiled to PTX for the technique checks ([technique] tag).
 # and makes:
 #   labNN-<name>                 the runner (student's code and the reference)
-#   labNN-grader-student|solution|broken-<x>   graders, each linking one candidate + the reference
+#   labNN-grader-student|solution|broken-<x>|passing-<x>   graders, each linking one candidate
+#                                + the reference (+ labNN_<role>_ptx, the candidate's PTX, with PTX)
 #   labNN-host-tests             host unit tests
 #   labNN-student-link-check     links the student's file alone (no reference, no vendor library)
 # with CTest entries labelled labNN/<student|solution>/<check tag>, labNN/broken, labNN/host,
 # labNN/<role>/sanitize.
 #
-# Several implementations in one binary (DESIGN.md section 3): each implementation file is
+# Several implementations in one binary (docs/design.md, section 3): each implementation file is
 # compiled once per role with -DCUDALAB_IMPL=candidate|reference into its own object library;
 # the lab header declares everything inside namespace labNN::CUDALAB_IMPL (common/include/cudalab/impl.h).
 
@@ -274,7 +275,7 @@ function(cudalab_add_lab name)
         "[correctness]~[large]" "${lab}/${role}/sanitize")
       # racecheck reports a missing barrier as a warning with exit code 0: fail on any report.
       set_tests_properties(${lab}/${role}/sanitize-${tool} PROPERTIES
-        FAIL_REGULAR_EXPRESSION "========= .*Race reported;========= .*SUMMARY: [1-9]")
+        FAIL_REGULAR_EXPRESSION "=========[^\n]*Race reported;=========[^\n]*SUMMARY: [1-9]")
     endforeach()
   endforeach()
 

@@ -1,5 +1,6 @@
 // lab02-conv1d-tiled: runs lab 02 on generated data, verifies it against the CPU reference and
-// times it; --bench compares the student's kernel, the reference and lab 01's reference.
+// times it; --bench compares the student's kernel and the reference (conv1d-bench compares all
+// the 1D labs).
 //
 //   lab02-conv1d-tiled --width 16777216 --mask-width 9 --impl student
 //   lab02-conv1d-tiled --bench --json bench.json

@@ -50,7 +50,8 @@ GRADED_CHECK("largest size", "[lab03][correctness][large]", 5, Needs::gpu) {
 }
 
 GRADED_CHECK("a new mask replaces the old one", "[lab03][correctness]", 10, Needs::gpu) {
-  // Same width and size twice, different masks: a stale or partly copied mask shows in the second.
+  // Three uploads in a row (new inputs each, the last mask narrower): a stale or partly copied
+  // mask shows from the second on.
   const std::uint64_t s = cudalab::derive_seed(base_seed(), 600);
   conv1d::require_all_pass({conv1d::integer_case("first mask", 5000, 9, s),
                             conv1d::integer_case("second mask", 5000, 9, s + 1),
