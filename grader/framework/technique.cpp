@@ -85,4 +85,77 @@ int count_instructions(const std::string& body, const std::string& prefix) {
   return count;
 }
 
+namespace {
+
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%';
+}
+
+// The decimal number at the start of `text`, 0 when there is none.
+long long leading_number(const std::string& text) {
+  long long value = 0;
+  for (std::size_t i = 0;
+       i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && value < (1LL << 40);
+       ++i)
+    value = 10 * value + (text[i] - '0');
+  return value;
+}
+
+// Bytes of one element of a PTX type: .b8 -> 1, .f32 -> 4, .u64 -> 8, .pred -> 1.
+long long type_bytes(const std::string& type) {
+  std::size_t i = 0;
+  while (i < type.size() && !std::isdigit(static_cast<unsigned char>(type[i]))) ++i;
+  const long long bits = leading_number(type.substr(i));
+  return bits >= 8 ? bits / 8 : 1;
+}
+
+}  // namespace
+
+std::vector<PtxSharedVariable> shared_variables(const std::string& ptx) {
+  std::vector<PtxSharedVariable> found;
+  std::istringstream lines(ptx);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string word;
+    PtxSharedVariable v;
+    // Linkage first (.extern, .visible, .weak), then .shared, then .align N and the type.
+    while (words >> word && (word == ".extern" || word == ".visible" || word == ".weak"))
+      v.is_extern = v.is_extern || word == ".extern";
+    if (word != ".shared") continue;
+    std::string type;
+    while (words >> word && !word.empty() && word[0] == '.') {
+      if (word == ".align") {
+        words >> word;  // the alignment's value
+      } else {
+        type = word;
+      }
+    }
+    if (word.empty() || word[0] == '.') continue;
+    // word: name[1024]; or name[]; or name; (a multi-dimensional array has several [n])
+    const std::size_t end = word.find_first_of("[;");
+    v.name = word.substr(0, end);
+    long long count = 1;
+    for (std::size_t open = word.find('['); open != std::string::npos;
+         open = word.find('[', open + 1)) {
+      count *= leading_number(word.substr(open + 1));
+    }
+    v.bytes = count * type_bytes(type);
+    found.push_back(std::move(v));
+  }
+  return found;
+}
+
+bool mentions_symbol(const std::string& text, const std::string& symbol) {
+  if (symbol.empty()) return false;
+  for (std::size_t pos = text.find(symbol); pos != std::string::npos;
+       pos = text.find(symbol, pos + 1)) {
+    const bool starts = pos == 0 || !is_identifier_char(text[pos - 1]);
+    const std::size_t after = pos + symbol.size();
+    const bool ends = after == text.size() || !is_identifier_char(text[after]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 }  // namespace cudalab::grade

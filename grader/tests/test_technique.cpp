@@ -86,3 +86,69 @@ TEST_CASE("kernels_named explains a missing kernel", "[grader][technique]") {
   CHECK(cudalab::grade::kernels_named("", "x", &problem).empty());
   CHECK(problem.find("kernels found: none") != std::string::npos);
 }
+
+namespace {
+
+// Static and dynamic shared memory as nvcc writes them: an extern array at module scope that the
+// first kernel refers to, a static array demoted into the second kernel's body, and a static
+// array at module scope.
+const char* const kSharedPtx = R"(
+.extern .shared .align 16 .b8 _ZN5lab069candidate5chunkE[];
+.shared .align 4 .b8 _ZN5lab069candidate9filescopeE[512];
+
+.visible .entry _ZN5lab069candidate14reverse_kernelEPKiPii(
+	.param .u32 p0
+)
+{
+	mov.u32 	%r11, _ZN5lab069candidate5chunkE;
+	st.shared.u32 	[%r12], %r9;
+	ret;
+}
+
+.visible .entry _ZN5lab069candidate21conv1d_dynamic_kernelEPKfS2_Pfiii(
+	.param .u32 p0
+)
+{
+	// demoted variable
+	.shared .align 4 .b8 _ZZN5lab069candidate21conv1d_dynamic_kernelEPKfS2_PfiiiE4stat[256];
+	.shared .align 8 .u64 _ZZN5lab069candidate21conv1d_dynamic_kernelEPKfS2_PfiiiE3one;
+	mov.u32 	%r4, _ZN5lab069candidate9filescopeE;
+	ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("shared_variables lists static and extern .shared declarations with their sizes",
+          "[grader][technique]") {
+  const auto vars = cudalab::grade::shared_variables(kSharedPtx);
+  REQUIRE(vars.size() == 4);
+  CHECK(vars[0].name == "_ZN5lab069candidate5chunkE");
+  CHECK(vars[0].is_extern);
+  CHECK(vars[0].bytes == 0);
+  CHECK(vars[1].name == "_ZN5lab069candidate9filescopeE");
+  CHECK_FALSE(vars[1].is_extern);
+  CHECK(vars[1].bytes == 512);
+  CHECK(vars[2].bytes == 256);
+  CHECK(vars[3].name == "_ZZN5lab069candidate21conv1d_dynamic_kernelEPKfS2_PfiiiE3one");
+  CHECK(vars[3].bytes == 8);
+  // Within one kernel's body: only what is declared there (the demoted variables).
+  const auto kernels = cudalab::grade::ptx_kernels(kSharedPtx);
+  REQUIRE(kernels.size() == 2);
+  CHECK(cudalab::grade::shared_variables(kernels[0].body).empty());
+  CHECK(cudalab::grade::shared_variables(kernels[1].body).size() == 2);
+  // Instructions that name the state space are not declarations.
+  CHECK(cudalab::grade::shared_variables("\tst.shared.u32 [%r1], %r2;\n").empty());
+}
+
+TEST_CASE("mentions_symbol matches whole identifiers only", "[grader][technique]") {
+  const auto kernels = cudalab::grade::ptx_kernels(kSharedPtx);
+  REQUIRE(kernels.size() == 2);
+  CHECK(cudalab::grade::mentions_symbol(kernels[0].body, "_ZN5lab069candidate5chunkE"));
+  CHECK_FALSE(cudalab::grade::mentions_symbol(kernels[1].body, "_ZN5lab069candidate5chunkE"));
+  CHECK(cudalab::grade::mentions_symbol(kernels[1].body, "_ZN5lab069candidate9filescopeE"));
+  CHECK_FALSE(cudalab::grade::mentions_symbol("mov.u32 %r1, chunk2;", "chunk"));
+  CHECK_FALSE(cudalab::grade::mentions_symbol("mov.u32 %r1, my_chunk;", "chunk"));
+  CHECK(cudalab::grade::mentions_symbol("ld.shared.u32 %r1, [chunk+4];", "chunk"));
+  CHECK_FALSE(cudalab::grade::mentions_symbol("anything", ""));
+}

@@ -1,0 +1,227 @@
+// Lab 06 graded checks: dynamic shared memory.
+//
+// Part 1, reverse: integer arrays compared exactly on guarded buffers (output pre-filled with -1),
+// sizes around one and two blocks for several block sizes, primes, and the largest size.
+// Part 2, the tiled convolution with a run-time tile: lab 01's cases (grader/support/conv1d) at
+// several tile widths given by the grader, widths rarely a multiple of any of them, the tile the
+// candidate chooses itself (tile 0), tiles above the default 48 KB that need the opt-in, and bad
+// requests that must be refused with std::invalid_argument.
+// The technique checks read the candidate's PTX (no GPU needed): reverse_kernel and
+// conv1d_dynamic_kernel must keep their data in an extern __shared__ array and declare no static
+// one; on a GPU, cudaFuncGetAttributes confirms that the kernels have no static shared memory.
+#include <stdexcept>
+
+#include "conv1d_check.h"
+#include "conv_tiles.h"
+#include "cudalab/random.h"
+#include "dynamic_shared_ptx.h"
+#include "grading.h"
+#include "impls.h"
+#include "technique.h"
+
+using cudalab::derive_seed;
+using cudalab::grade::base_seed;
+
+namespace {
+
+constexpr int kWidestMask = 255;  // the edge cases' widest mask; no compile-time limit here
+
+void require_dynamic_shared(const std::string& kernel_name) {
+  const std::string problem =
+      lab06::dynamic_shared_problem(cudalab::grade::candidate_ptx(), kernel_name);
+  if (!problem.empty()) FAIL(problem);
+}
+
+}  // namespace
+
+GRADED_CHECK("reverse_kernel uses dynamic shared memory", "[lab06][technique]", 5, Needs::host) {
+  require_dynamic_shared("reverse_kernel");
+}
+
+GRADED_CHECK("conv1d_dynamic_kernel uses dynamic shared memory", "[lab06][technique]", 5,
+             Needs::host) {
+  require_dynamic_shared("conv1d_dynamic_kernel");
+}
+
+GRADED_CHECK("the built kernels have no static shared memory", "[lab06][technique]", 5,
+             Needs::gpu) {
+  // What the PTX shows, confirmed on the device: cudaFuncGetAttributes reports the static shared
+  // memory of the kernel as loaded (sharedSizeBytes); dynamic shared memory is not part of it.
+  const std::string ptx = cudalab::grade::candidate_ptx();
+  std::vector<std::string> problems;
+  const auto check = [&](const std::string& kernel, const cudaFuncAttributes& a) {
+    if (const std::string p = lab06::dynamic_shared_problem(ptx, kernel); !p.empty())
+      problems.push_back("not confirmed: " + p);
+    else if (a.sharedSizeBytes != 0)
+      problems.push_back(kernel + " has " + std::to_string(a.sharedSizeBytes) +
+                         " bytes of static shared memory on the device "
+                         "(cudaFuncGetAttributes: sharedSizeBytes): all of its shared memory "
+                         "must be dynamic");
+  };
+  check("reverse_kernel", lab06::candidate::reverse_kernel_attributes());
+  check("conv1d_dynamic_kernel", lab06::candidate::conv_kernel_attributes());
+  if (!problems.empty()) {
+    std::string message;
+    for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
+    FAIL(message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: reverse
+
+GRADED_CHECK("reverse of sizes around the block size", "[lab06][correctness]", 10, Needs::gpu) {
+  lab06::require_all_reverse(lab06::reverse_size_cases(base_seed()), lab06::kCandidateReverse);
+}
+
+GRADED_CHECK("reverse of the largest size", "[lab06][correctness][large]", 5, Needs::gpu) {
+  lab06::require_all_reverse({lab06::reverse_largest_case(base_seed())}, lab06::kCandidateReverse);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: convolution with run-time tiles
+
+GRADED_CHECK("convolution worked example at several tile widths", "[lab06][correctness]", 5,
+             Needs::gpu) {
+  lab06::require_all_pass_at_tiles({conv1d::worked_example()}, {1, 2, 3, 7, 64, 0},
+                                   lab06::candidate_conv);
+}
+
+GRADED_CHECK("convolution edge cases at several tile widths", "[lab06][correctness]", 10,
+             Needs::gpu) {
+  lab06::require_all_pass_at_tiles(conv1d::edge_cases(base_seed(), kWidestMask),
+                                   {64, 100, 257, 1024, 4096, 0}, lab06::candidate_conv);
+}
+
+GRADED_CHECK("convolution random sizes and tile widths", "[lab06][correctness]", 5, Needs::gpu) {
+  // Each random case twice: at a seeded tile width in [1, 6000] and at the candidate's choice.
+  std::vector<lab06::TiledCase> cases;
+  int k = 0;
+  for (const auto& c : conv1d::random_cases(base_seed(), 12)) {
+    const auto tile =
+        static_cast<int>(cudalab::random_int(derive_seed(base_seed(), 650 + k++), 1, 6000));
+    cases.push_back({c, tile});
+    cases.push_back({c, 0});
+  }
+  lab06::require_all_pass_tiled(cases, lab06::candidate_conv);
+}
+
+GRADED_CHECK("convolution float inputs within the error bound", "[lab06][correctness]", 5,
+             Needs::gpu) {
+  lab06::require_all_pass_at_tiles(conv1d::float_cases(base_seed()), {257, 0},
+                                   lab06::candidate_conv);
+}
+
+GRADED_CHECK("tiles above the default 48 KB limit with the opt-in", "[lab06][correctness]", 5,
+             Needs::gpu) {
+  const lab06::SharedLimits limits = lab06::device_shared_limits();
+  if (limits.optin_bytes <= limits.default_bytes) {
+    WARN("this device allows no more than the default " << limits.default_bytes
+                                                        << " bytes per block: nothing to check");
+    return;
+  }
+  const lab06::SharedBytes bytes = lab06::candidate::conv_shared_bytes;
+  // No tile of more than optin/4 floats fits, whatever the halo: search below that.
+  const int hi = static_cast<int>(limits.optin_bytes / sizeof(float)) + 1;
+  std::vector<lab06::TiledCase> cases;
+  const std::uint64_t s = derive_seed(base_seed(), 660);
+  // Mask 255 too: no compile-time limit on the mask (racecheck takes a while over wide masks).
+  for (const auto& [mask, w] : {std::pair{9, 200003}, std::pair{255, 100003}}) {
+    const int mask_width = mask, width = w;  // (a lambda cannot capture a structured binding)
+    const int within_default =
+        lab06::largest_tile_within(bytes, mask_width, limits.default_bytes, hi);
+    const int within_optin = lab06::largest_tile_within(bytes, mask_width, limits.optin_bytes, hi);
+    if (within_default >= hi)
+      FAIL("conv_shared_bytes(tile, " << mask_width << ") is within the default "
+                                      << limits.default_bytes << " bytes for every tile up to "
+                                      << hi << " (conv_shared_bytes(" << hi << ", " << mask_width
+                                      << ") = " << bytes(hi, mask_width)
+                                      << "): it must return the bytes of a block's input tile");
+    if (within_optin <= within_default)
+      FAIL("no tile has conv_shared_bytes(tile, "
+           << mask_width << ") between the default " << limits.default_bytes
+           << " bytes and the opt-in limit " << limits.optin_bytes);
+    const auto name = [&](int tile) {
+      return std::to_string(bytes(tile, mask_width)) + " bytes, above the default limit of " +
+             std::to_string(limits.default_bytes);
+    };
+    // The narrowest tile above the default limit and the widest within the opt-in limit.
+    const int small = within_default + 1;
+    cases.push_back(
+        {conv1d::integer_case(name(small), width, mask_width, derive_seed(s, mask_width)), small});
+    cases.push_back({conv1d::integer_case(name(within_optin) + ", the most this device allows",
+                                          width, mask_width, derive_seed(s, mask_width + 1)),
+                     within_optin});
+  }
+  lab06::require_all_pass_tiled(cases, lab06::candidate_conv);
+}
+
+GRADED_CHECK("requests beyond the limits are refused", "[lab06][correctness]", 5, Needs::gpu) {
+  const lab06::SharedLimits limits = lab06::device_shared_limits();
+  const int floats_allowed = static_cast<int>(limits.optin_bytes / sizeof(float));
+  struct Request {
+    std::string what;
+    int mask_width, tile_width;
+  };
+  const std::vector<Request> requests{
+      {"a tile wider than the device's opt-in limit allows", 9, floats_allowed + 1},
+      {"a mask too wide for any tile", 2 * floats_allowed + 1, 256},
+      {"an even mask width", 4, 256},
+      {"mask width 0", 0, 256},
+      {"a negative tile width", 9, -1},
+  };
+  // Valid buffers, the mask as wide as the widest request, so that an accepted request cannot
+  // read or write out of bounds.
+  const int width = 1000;
+  cudalab::DeviceBuffer<float> x(width), y(width), mask(2 * floats_allowed + 1);
+  CUDA_CHECK(cudaMemset(x.data(), 0, x.bytes()));
+  CUDA_CHECK(cudaMemset(mask.data(), 0, mask.bytes()));
+  cudalab::Stream stream;
+  std::vector<std::string> problems;
+  for (const auto& r : requests) {
+    const std::string call = "conv1d_dynamic(width " + std::to_string(width) + ", mask_width " +
+                             std::to_string(r.mask_width) + ", tile_width " +
+                             std::to_string(r.tile_width) + ") [" + r.what + "]";
+    try {
+      lab06::candidate::conv1d_dynamic(x.data(), mask.data(), y.data(), width, r.mask_width,
+                                       r.tile_width, stream.get());
+      problems.push_back(call + " was accepted: it must throw std::invalid_argument");
+    } catch (const std::invalid_argument& e) {
+      INFO(call << " refused with: " << e.what());
+    } catch (const std::exception& e) {
+      problems.push_back(call + " threw, but not std::invalid_argument: " + e.what());
+    }
+    // Clear a launch error an accepted request may have left.
+    cudaStreamSynchronize(stream.get());
+    cudaGetLastError();
+  }
+  if (!problems.empty()) {
+    std::string message;
+    for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
+    FAIL(message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Performance
+
+GRADED_CHECK("reverse performance vs reference", "[lab06][perf]", 10, Needs::gpu) {
+  lab06::grade_reverse_performance("06", lab06::kCandidateReverse, lab06::kReferenceReverse);
+}
+
+GRADED_CHECK("convolution performance vs reference", "[lab06][perf]", 10, Needs::gpu) {
+  // Each at the tile it chooses for the device (tile_width 0).
+  conv1d::grade_conv1d_performance("06", lab06::candidate_conv(0), lab06::reference_conv(0));
+}
+
+GRADED_CHECK("timing harness self-check (reverse)", "[lab06][selfcheck]", 0, Needs::gpu) {
+  lab06::ReversePerfCase perf(base_seed());
+  cudalab::grade::check_timing_harness(perf.launch(lab06::kReferenceReverse),
+                                       lab06::ReversePerfCase::workload());
+}
+
+GRADED_CHECK("timing harness self-check (convolution)", "[lab06][selfcheck]", 0, Needs::gpu) {
+  conv1d::PerfCase perf(base_seed());
+  cudalab::grade::check_timing_harness(perf.launch(lab06::reference_conv(0)),
+                                       conv1d::PerfCase::workload());
+}
