@@ -1,6 +1,7 @@
 #include "cudalab/cli.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -44,6 +45,27 @@ void require_odd_positive(std::int64_t value, const std::string& what) {
   if (value <= 0 || value % 2 == 0)
     throw UsageError(what + " must be odd and positive (a centred mask), got " +
                      std::to_string(value));
+}
+
+std::string parse_choice(const std::string& text, const std::string& what,
+                         const std::vector<std::string>& choices) {
+  std::string list;
+  for (const auto& c : choices) {
+    if (text == c) return text;
+    list += (list.empty() ? "'" : ", '") + c + "'";
+  }
+  throw UsageError(what + " must be one of " + list + ", got '" + text + "'");
+}
+
+void require_device_memory(std::size_t bytes, const std::string& what) {
+  std::size_t free = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  if (bytes > free) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%s needs %.2f GiB of device memory, %.2f GiB are free",
+                  what.c_str(), bytes / 1073741824.0, free / 1073741824.0);
+    throw UsageError(line);
+  }
 }
 
 }  // namespace cudalab

@@ -152,3 +152,14 @@ TEST_CASE("guarded_main prints the help text and returns 0 for HelpRequested", "
           throw cudalab::HelpRequested("usage: prog");
         }) == cudalab::kExitOk);
 }
+
+TEST_CASE("parse_choice accepts listed words and names them otherwise", "[common][cli]") {
+  CHECK(cudalab::parse_choice("conv", "--part", {"reverse", "conv"}) == "conv");
+  REQUIRE_THROWS_AS(cudalab::parse_choice("Conv", "--part", {"reverse", "conv"}),
+                    cudalab::UsageError);
+  try {
+    cudalab::parse_choice("x", "--part", {"reverse", "conv"});
+  } catch (const cudalab::UsageError& e) {
+    CHECK(std::string(e.what()) == "--part must be one of 'reverse', 'conv', got 'x'");
+  }
+}

@@ -2,10 +2,12 @@
 // stderr ("<program>: error: ...") and exit code 2; a CUDA failure exit code 1.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace cudalab {
 
@@ -34,5 +36,13 @@ std::int64_t parse_int_in_range(const std::string& text, const std::string& what
 
 // Throws UsageError unless `value` is odd and positive.
 void require_odd_positive(std::int64_t value, const std::string& what);
+
+// `text` if it is one of `choices`; otherwise UsageError naming `what` and the choices.
+std::string parse_choice(const std::string& text, const std::string& what,
+                         const std::vector<std::string>& choices);
+
+// Throws UsageError ("<what> needs X GiB of device memory, Y GiB are free") when the current
+// device has less than `bytes` free. Needs a CUDA device.
+void require_device_memory(std::size_t bytes, const std::string& what);
 
 }  // namespace cudalab

@@ -80,23 +80,10 @@ Options parse(int argc, char** argv) {
       cudalab::parse_int_in_range(r["tile"].as<std::string>(), "--tile", 0, INT_MAX));
   o.seed = static_cast<std::uint64_t>(
       cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
-  o.impl = r["impl"].as<std::string>();
-  if (o.impl != "student" && o.impl != "reference")
-    throw cudalab::UsageError("--impl must be 'student' or 'reference', got '" + o.impl + "'");
+  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
   o.bench = r.count("bench") > 0;
   if (r.count("json")) o.json = r["json"].as<std::string>();
   return o;
-}
-
-void require_device_memory(std::size_t bytes, const std::string& what) {
-  std::size_t free = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  if (bytes > free) {
-    char line[256];
-    std::snprintf(line, sizeof line, "%s needs %.2f GiB of device memory, %.2f GiB are free",
-                  what.c_str(), bytes / 1073741824.0, free / 1073741824.0);
-    throw cudalab::UsageError(line);
-  }
 }
 
 double gbs(long long elements, double ms) {
@@ -174,8 +161,8 @@ struct ConvProblem {
 };
 
 int run_reverse(const Options& o, const cudalab::DeviceInfo& dev) {
-  require_device_memory(2 * sizeof(int) * static_cast<std::size_t>(o.n),
-                        "-n " + std::to_string(o.n));
+  cudalab::require_device_memory(2 * sizeof(int) * static_cast<std::size_t>(o.n),
+                                 "-n " + std::to_string(o.n));
   ReverseProblem p(o.n, o.seed);
   cudalab::Stream stream;
   const lab06::ReverseVariant& v = reverse_variant(o.impl);
@@ -209,8 +196,8 @@ int run_reverse(const Options& o, const cudalab::DeviceInfo& dev) {
 }
 
 int run_conv(const Options& o, const cudalab::DeviceInfo& dev) {
-  require_device_memory(2 * sizeof(float) * static_cast<std::size_t>(o.width),
-                        "--width " + std::to_string(o.width));
+  cudalab::require_device_memory(2 * sizeof(float) * static_cast<std::size_t>(o.width),
+                                 "--width " + std::to_string(o.width));
   ConvProblem p(o.width, o.mask_width, o.seed);
   cudalab::Stream stream;
   const conv1d::Conv1dVariant v = conv_variant(o.impl, o.tile_width);

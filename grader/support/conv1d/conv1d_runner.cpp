@@ -51,23 +51,10 @@ Options parse(int argc, char** argv, const RunnerSpec& spec) {
   o.mask_width = static_cast<int>(mask);
   o.seed = static_cast<std::uint64_t>(
       cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
-  o.impl = r["impl"].as<std::string>();
-  if (o.impl != "student" && o.impl != "reference")
-    throw cudalab::UsageError("--impl must be 'student' or 'reference', got '" + o.impl + "'");
+  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
   o.bench = r.count("bench") > 0;
   if (r.count("json")) o.json = r["json"].as<std::string>();
   return o;
-}
-
-void require_device_memory(std::size_t bytes, const std::string& what) {
-  std::size_t free = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  if (bytes > free) {
-    char line[256];
-    std::snprintf(line, sizeof line, "%s needs %.2f GiB of device memory, %.2f GiB are free",
-                  what.c_str(), bytes / 1073741824.0, free / 1073741824.0);
-    throw cudalab::UsageError(line);
-  }
 }
 
 double gbs(int width, double ms) {
@@ -105,8 +92,8 @@ struct Problem {
 };
 
 int run_once(const Options& o, const RunnerSpec& spec) {
-  require_device_memory(2 * sizeof(float) * static_cast<std::size_t>(o.width),
-                        "--width " + std::to_string(o.width));
+  cudalab::require_device_memory(2 * sizeof(float) * static_cast<std::size_t>(o.width),
+                                 "--width " + std::to_string(o.width));
   const cudalab::DeviceInfo dev = cudalab::query_device(0);
   std::cout << cudalab::describe_device(dev) << "\n";
   Problem p(o.width, o.mask_width, o.seed);
