@@ -1,17 +1,25 @@
 // Lab 05 reference - texture memory: 2D convolution through global memory and through a texture,
 // and rotation with bilinear filtering in normalised coordinates.
 //
-// Kernels (one thread per output, 32 x 8 blocks):
-//   conv2d_global_kernel   clamped reads of img from global memory (const __restrict__: the
-//                          read-only path); the mask is staged in shared memory by each block;
-//   conv2d_texture_kernel  the same with tex2D<float> at texel centres (clamp, point filtering,
-//                          unnormalised coordinates): the texture unit does the clamping;
+// Kernels (32 x 8 blocks):
+//   conv2d_global_kernel<R>   radius R <= 8: each thread computes a column of kRows = 8 outputs.
+//   conv2d_texture_kernel<R>  For each mask column dx it fetches the kRows + 2R inputs of that
+//                             column once into registers and reuses each for up to 2R + 1 outputs,
+//                             with every mask value read once from shared memory per column: per
+//                             output (kRows + 2R)(2R + 1) / kRows fetches instead of (2R + 1)^2.
+//                             The global variant clamps its reads itself (const __restrict__: the
+//                             read-only path); the texture variant fetches texel centres with
+//                             tex2D<float> (clamp, point filtering), the texture unit clamping.
+//   conv2d_global_kernel,     any radius up to kMaxRadius: one thread per output, the mask staged
+//   conv2d_texture_kernel     in shared memory by each block.
 //   rotate_kernel          one tex2D<float> per output at the rotated normalised coordinates
 //                          (linear filtering, the address mode chosen in prepare_rotation).
 // The textures live in TextureState objects (texture_resources.h) owned by this file.
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "conv_texture.h"
 #include "cudalab/check.h"
@@ -119,6 +127,92 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   out[static_cast<long long>(y) * w + x] = sum;
 }
 
+constexpr int kRows = 8;  // outputs per thread, stacked in y
+constexpr int kMaxFastRadius = 8;
+
+// Reads input (x, y) of the column-blocked kernels: clamped global loads or texture fetches.
+struct GlobalSource {
+  const float* __restrict__ img;
+  int w, h;
+  __device__ float operator()(int x, int y) const {
+    x = min(max(x, 0), w - 1);
+    y = min(max(y, 0), h - 1);
+    return img[static_cast<long long>(y) * w + x];
+  }
+};
+struct TextureSource {
+  cudaTextureObject_t tex;
+  __device__ float operator()(int x, int y) const {
+    return tex2D<float>(tex, static_cast<float>(x) + 0.5f, static_cast<float>(y) + 0.5f);
+  }
+};
+
+template <int R, typename Source>
+__device__ void conv2d_column_block(const Source& source, const float* __restrict__ mask,
+                                    float* __restrict__ out, int w, int h) {
+  constexpr int kSide = 2 * R + 1;
+  constexpr int kColumn = kRows + 2 * R;
+  __shared__ float s_mask[kSide * kSide];
+  stage_mask(mask, s_mask, kSide * kSide);
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kRows;
+  if (x >= w || y0 >= h) return;
+  float acc[kRows];
+#pragma unroll
+  for (int o = 0; o < kRows; ++o) acc[o] = 0.0f;
+#pragma unroll 1
+  for (int dx = -R; dx <= R; ++dx) {
+    float column[kColumn];  // inputs (x + dx, y0 - R .. y0 + kRows - 1 + R)
+#pragma unroll
+    for (int k = 0; k < kColumn; ++k) column[k] = source(x + dx, y0 - R + k);
+#pragma unroll
+    for (int my = 0; my < kSide; ++my) {
+      const float m = s_mask[my * kSide + dx + R];
+#pragma unroll
+      for (int o = 0; o < kRows; ++o) acc[o] = fmaf(m, column[o + my], acc[o]);
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < kRows; ++o)
+    if (y0 + o < h) out[static_cast<long long>(y0 + o) * w + x] = acc[o];
+}
+
+template <int R>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    conv2d_global_kernel(const float* __restrict__ img, const float* __restrict__ mask,
+                         float* __restrict__ out, int w, int h) {
+  conv2d_column_block<R>(GlobalSource{img, w, h}, mask, out, w, h);
+}
+
+template <int R>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    conv2d_texture_kernel(cudaTextureObject_t tex, const float* __restrict__ mask,
+                          float* __restrict__ out, int w, int h) {
+  conv2d_column_block<R>(TextureSource{tex}, mask, out, w, h);
+}
+
+using GlobalKernel = void (*)(const float*, const float*, float*, int, int);
+using TextureKernel = void (*)(cudaTextureObject_t, const float*, float*, int, int);
+
+template <int... R>
+constexpr std::array<GlobalKernel, sizeof...(R)> global_kernels(std::integer_sequence<int, R...>) {
+  return {&conv2d_global_kernel<R>...};
+}
+template <int... R>
+constexpr std::array<TextureKernel, sizeof...(R)> texture_kernels(
+    std::integer_sequence<int, R...>) {
+  return {&conv2d_texture_kernel<R>...};
+}
+constexpr auto kGlobalKernels =
+    global_kernels(std::make_integer_sequence<int, kMaxFastRadius + 1>{});
+constexpr auto kTextureKernels =
+    texture_kernels(std::make_integer_sequence<int, kMaxFastRadius + 1>{});
+
+dim3 column_grid_for(int w, int h) {
+  return dim3(static_cast<unsigned>((w + kBlockX - 1) / kBlockX),
+              static_cast<unsigned>((h + kBlockY * kRows - 1) / (kBlockY * kRows)));
+}
+
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     rotate_kernel(cudaTextureObject_t tex, float* __restrict__ out, int w, int h, float c,
                   float s) {
@@ -138,9 +232,14 @@ void conv2d_global(const float* img, const float* mask, float* out, int w, int h
                    cudaStream_t stream) {
   require_radius(radius);
   if (w <= 0 || h <= 0) return;
-  const int side = 2 * radius + 1;
-  conv2d_global_kernel<<<grid_for(w, h), dim3(kBlockX, kBlockY), side * side * sizeof(float),
-                         stream>>>(img, mask, out, w, h, radius);
+  if (radius <= kMaxFastRadius) {
+    kGlobalKernels[radius]<<<column_grid_for(w, h), dim3(kBlockX, kBlockY), 0, stream>>>(img, mask,
+                                                                                         out, w, h);
+  } else {
+    const int side = 2 * radius + 1;
+    conv2d_global_kernel<<<grid_for(w, h), dim3(kBlockX, kBlockY), side * side * sizeof(float),
+                           stream>>>(img, mask, out, w, h, radius);
+  }
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -154,9 +253,14 @@ void conv2d_texture(const float* mask, float* out, int w, int h, int radius, cud
   if (state.texture.get() == 0 || state.width != w || state.height != h)
     throw std::logic_error("conv2d_texture: call prepare_texture with a " + std::to_string(w) +
                            " x " + std::to_string(h) + " image first");
-  const int side = 2 * radius + 1;
-  conv2d_texture_kernel<<<grid_for(w, h), dim3(kBlockX, kBlockY), side * side * sizeof(float),
-                          stream>>>(state.texture.get(), mask, out, w, h, radius);
+  if (radius <= kMaxFastRadius) {
+    kTextureKernels[radius]<<<column_grid_for(w, h), dim3(kBlockX, kBlockY), 0, stream>>>(
+        state.texture.get(), mask, out, w, h);
+  } else {
+    const int side = 2 * radius + 1;
+    conv2d_texture_kernel<<<grid_for(w, h), dim3(kBlockX, kBlockY), side * side * sizeof(float),
+                            stream>>>(state.texture.get(), mask, out, w, h, radius);
+  }
   CUDA_CHECK(cudaGetLastError());
 }
 
