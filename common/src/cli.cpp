@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cudalab/check.h"
+#include "cudalab/device_info.h"
 
 namespace cudalab {
 
@@ -55,6 +56,10 @@ std::string parse_choice(const std::string& text, const std::string& what,
     list += (list.empty() ? "'" : ", '") + c + "'";
   }
   throw UsageError(what + " must be one of " + list + ", got '" + text + "'");
+}
+
+void require_cuda_device() {
+  if (std::string reason; !has_cuda_device(&reason)) throw std::runtime_error(reason);
 }
 
 void require_device_memory(std::size_t bytes, const std::string& what) {

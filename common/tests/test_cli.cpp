@@ -11,6 +11,7 @@
 #include "cudalab/catch.h"
 #include "cudalab/check.h"
 #include "cudalab/cli.h"
+#include "cudalab/device_info.h"
 
 namespace {
 
@@ -161,5 +162,19 @@ TEST_CASE("parse_choice accepts listed words and names them otherwise", "[common
     cudalab::parse_choice("x", "--part", {"reverse", "conv"});
   } catch (const cudalab::UsageError& e) {
     CHECK(std::string(e.what()) == "--part must be one of 'reverse', 'conv', got 'x'");
+  }
+}
+
+TEST_CASE("require_cuda_device agrees with has_cuda_device and names the reason", "[common][cli]") {
+  std::string reason;
+  if (cudalab::has_cuda_device(&reason)) {
+    CHECK_NOTHROW(cudalab::require_cuda_device());
+  } else {
+    try {
+      cudalab::require_cuda_device();
+      FAIL("require_cuda_device did not throw without a device");
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()).rfind("no CUDA device", 0) == 0);
+    }
   }
 }

@@ -41,6 +41,10 @@ void require_odd_positive(std::int64_t value, const std::string& what);
 std::string parse_choice(const std::string& text, const std::string& what,
                          const std::vector<std::string>& choices);
 
+// Throws std::runtime_error ("no CUDA device (...)") when no CUDA device can be used: guarded_main
+// turns it into one line and exit code 1. Runners call it after parsing, so bad input is still 2.
+void require_cuda_device();
+
 // Throws UsageError ("<what> needs X GiB of device memory, Y GiB are free") when the current
 // device has less than `bytes` free. Needs a CUDA device.
 void require_device_memory(std::size_t bytes, const std::string& what);

@@ -271,10 +271,7 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
 int main(int argc, char** argv) {
   return cudalab::guarded_main(kProgram, [&] {
     const Options o = parse(argc, argv);
-    if (std::string reason; !cudalab::has_cuda_device(&reason)) {
-      std::cerr << kProgram << ": " << reason << "\n";
-      return cudalab::kExitFailure;
-    }
+    cudalab::require_cuda_device();
     const cudalab::DeviceInfo dev = cudalab::query_device(0);
     std::cout << cudalab::describe_device(dev) << "\n";
     if (o.bench) return run_bench(o, dev);

@@ -219,10 +219,7 @@ int run_bench(const Options& o, const RunnerSpec& spec) {
 int runner_main(int argc, char** argv, const RunnerSpec& spec) {
   return cudalab::guarded_main(spec.program.c_str(), [&] {
     const Options o = parse(argc, argv, spec);
-    if (std::string reason; !cudalab::has_cuda_device(&reason)) {
-      std::cerr << spec.program << ": " << reason << "\n";
-      return cudalab::kExitFailure;
-    }
+    cudalab::require_cuda_device();
     return o.bench || spec.bench_only ? run_bench(o, spec) : run_once(o, spec);
   });
 }
