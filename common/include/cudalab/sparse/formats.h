@@ -1,0 +1,121 @@
+// Sparse matrix formats for SpMV (lab 07): COO, CSR, ELL and HYB, the conversions between them,
+// and the CPU reference y = A x accumulated in double.
+//
+// Indices are int32 (what the kernels use; sizes and nnz are checked against it), values float.
+// Every builder is deterministic: the same input gives the same arrays bit for bit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace cudalab::sparse {
+
+using index_t = std::int32_t;
+
+// Coordinate format: entry k is (row[k], col[k], val[k]). Order is whatever the producer made;
+// duplicates allowed (they add up).
+struct CooMatrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> row;
+  std::vector<index_t> col;
+  std::vector<float> val;
+
+  std::size_t nnz() const { return val.size(); }
+  void push_back(index_t r, index_t c, float v) {
+    row.push_back(r);
+    col.push_back(c);
+    val.push_back(v);
+  }
+};
+
+// Compressed sparse row: the entries of row i are k in [row_ptr[i], row_ptr[i+1]), columns
+// strictly increasing within a row (no duplicates) when built by coo_to_csr.
+struct CsrMatrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> row_ptr{0};  // rows + 1 entries
+  std::vector<index_t> col_idx;
+  std::vector<float> val;
+
+  std::size_t nnz() const { return val.size(); }
+  index_t row_length(index_t i) const { return row_ptr[i + 1] - row_ptr[i]; }
+};
+
+// Column index of an ELL padding slot; its value is 0, so a kernel that skips on
+// col < 0 and one that multiplies the padding (after clamping the index) both give the right y.
+constexpr index_t kEllPadding = -1;
+
+// ELLPACK, column-major so that thread-per-row reads are coalesced: slot k of row i is at
+// k * rows + i, for k < width. Rows shorter than width are padded with (kEllPadding, 0.0f).
+struct EllMatrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t width = 0;             // slots per row
+  std::vector<index_t> col_idx;  // rows * width
+  std::vector<float> val;        // rows * width
+
+  std::size_t slot(index_t i, index_t k) const {
+    return static_cast<std::size_t>(k) * static_cast<std::size_t>(rows) +
+           static_cast<std::size_t>(i);
+  }
+};
+
+// Hybrid: the first ell.width entries of each row in ELL, the rest of the row in COO (sorted by
+// row, then column). y = ell * x + coo * x.
+struct HybMatrix {
+  EllMatrix ell;
+  CooMatrix coo;
+};
+
+// Throws std::invalid_argument naming the first inconsistency (array sizes, index ranges,
+// row_ptr monotone, columns sorted and distinct within each row for CSR).
+void validate(const CooMatrix& a);
+void validate(const CsrMatrix& a);
+
+// CSR from COO: entries sorted by (row, col); duplicates summed in double in the order they
+// appear in the COO arrays and rounded to float once, so the result does not depend on the sort.
+// Entries that add up to zero stay (explicit zeros are entries). Throws std::invalid_argument on
+// out-of-range indices or more than INT32_MAX entries.
+CsrMatrix coo_to_csr(const CooMatrix& a);
+
+// COO sorted by (row, col), one entry per CSR entry.
+CooMatrix csr_to_coo(const CsrMatrix& a);
+
+// The length of every row (row_ptr differences).
+std::vector<index_t> row_lengths(const CsrMatrix& a);
+
+// ELL with `width` slots per row; width < 0 means the longest row. Throws std::invalid_argument
+// when a row is longer than `width` (use csr_to_hyb to split instead).
+EllMatrix csr_to_ell(const CsrMatrix& a, index_t width = -1);
+
+// The course's split point for HYB (Bell & Garland, SC'09; the lecture: "draw the line when one
+// third of the rows have non-zero elements"). Pack each row to the left and look at slot column k:
+// it holds an entry for the rows longer than k. Column k goes to ELL while at least one third of
+// the rows fill it (3 * #{rows with length > k} >= rows), because thread-per-row ELL is about three
+// times faster per slot than thread-per-element COO, so a column that is at least a third full
+// costs less in ELL than its entries would in COO. The width is the number of such columns: the
+// smallest K with 3 * #{rows with length > K} < rows. 0 for a matrix without rows.
+// (Bell & Garland's library also keeps at least 4096 rows' worth; the course rule has no floor.)
+index_t hyb_ell_width(const CsrMatrix& a);
+
+// HYB with the given ELL width (width < 0: hyb_ell_width(a)). Row i's first min(len, width)
+// entries go to ELL, the rest to COO in (row, col) order.
+HybMatrix csr_to_hyb(const CsrMatrix& a, index_t width = -1);
+
+// y = A x in double: each product and sum in double from the float entries. Throws
+// std::invalid_argument when x.size() != cols.
+std::vector<double> spmv_reference(const CsrMatrix& a, const std::vector<float>& x);
+
+// Per-row sum of |a_ij * x_j| in double: the scale of the rounding error of a float SpMV row.
+std::vector<double> spmv_abs_reference(const CsrMatrix& a, const std::vector<float>& x);
+
+// Per-row bound on |y_float - y_exact| for a float SpMV in any summation order (sequential,
+// warp-shuffle tree, segmented, atomics), with or without FMA: gamma(len) * sum |a_ij x_j| where
+// len is the row length, gamma(k) = k u / (1 - k u), u = 2^-24 (Higham, "Accuracy and Stability
+// of Numerical Algorithms", 3.1: k-1 additions plus one product per term). Rows whose terms
+// overflow float are not covered.
+std::vector<double> spmv_error_bound(const CsrMatrix& a, const std::vector<float>& x);
+
+}  // namespace cudalab::sparse
