@@ -44,3 +44,24 @@ if(CUDALAB_COMPUTE_SANITIZER)
 else()
   message(STATUS "compute-sanitizer: not found (sanitize tests will be skipped)")
 endif()
+
+# cuDNN (optional): the lab 04 bench compares with it when it is found. It is not part of every
+# CUDA install; point CUDALAB_CUDNN_ROOT (or the CUDNN_ROOT environment variable) at a folder with
+# include/cudnn.h and lib/libcudnn.so* (e.g. a cuDNN tarball or the nvidia/cudnn folder of the
+# Python wheel).
+set(CUDALAB_CUDNN_ROOT "" CACHE PATH "Folder holding include/cudnn.h and lib/libcudnn.so* (optional)")
+find_path(CUDALAB_CUDNN_INCLUDE_DIR cudnn.h
+  HINTS "${CUDALAB_CUDNN_ROOT}" ENV CUDNN_ROOT "${CUDAToolkit_INCLUDE_DIRS}/.."
+  PATH_SUFFIXES include)
+find_library(CUDALAB_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9
+  HINTS "${CUDALAB_CUDNN_ROOT}" ENV CUDNN_ROOT "${CUDAToolkit_LIBRARY_DIR}"
+  PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
+add_library(cudalab_cudnn INTERFACE)
+if(CUDALAB_CUDNN_INCLUDE_DIR AND CUDALAB_CUDNN_LIBRARY)
+  target_include_directories(cudalab_cudnn SYSTEM INTERFACE "${CUDALAB_CUDNN_INCLUDE_DIR}")
+  target_link_libraries(cudalab_cudnn INTERFACE "${CUDALAB_CUDNN_LIBRARY}")
+  target_compile_definitions(cudalab_cudnn INTERFACE CUDALAB_HAVE_CUDNN=1)
+  message(STATUS "cuDNN: ${CUDALAB_CUDNN_LIBRARY} (the benches compare with it)")
+else()
+  message(STATUS "cuDNN: not found; the benches say so and skip it (set CUDALAB_CUDNN_ROOT)")
+endif()

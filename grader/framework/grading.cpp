@@ -44,6 +44,13 @@ bool begin_check(int points, Needs needs) {
   return true;
 }
 
+void skip_check(const std::string& reason) {
+  CheckState& s = current_check();
+  s.skipped = true;
+  s.skip_reason = reason;
+  std::cout << "SKIPPED: " << reason << std::endl;
+}
+
 void set_credit(double fraction) {
   current_check().credit = std::clamp(fraction, 0.0, 1.0);
 }

@@ -27,6 +27,11 @@ std::uint64_t base_seed();
 // listing the checks with CUDALAB_LIST_CHECKS=1).
 bool begin_check(int points, Needs needs);
 
+// Ends the check as SKIPPED (not passed) for a reason other than a missing device, e.g. input
+// data that is not installed: prints "SKIPPED: <reason>" (CTest shows the test as Skipped) and
+// the grade command reports the check as skipped, with no points. Return right after calling it.
+void skip_check(const std::string& reason);
+
 // Partial credit in [0, 1] (performance); the default for a passing check is 1.
 void set_credit(double fraction);
 

@@ -23,11 +23,13 @@ inline constexpr LabPolicy kLabPolicies[] = {
                               // r = 2.8 against the two-groups-of-4 reference on an H200;
                               // 5 points for each of memcheck, racecheck, synccheck
     {"03", 3.00, 8.00, 10},   // lab 01's kernel with a constant mask: r = 2.5 on an H200
+    {"04", 3.00, 8.00, 4},    // placeholder until measured: course design vs reference
     {"05", 6.00, 15.00, 10},  // the reference keeps columns of 8 outputs in registers; the
                               // plain one-thread-per-output answer measured r = 4.69 (texture)
                               // and 4.39 (global) on an H200
     {"06", 3.00, 8.00, 5},    // plain answer r = 1.72 (reverse) and 1.98 (convolution) on an
                               // H200, two runs; 5 points for each of memcheck, racecheck, synccheck
+
 };
 
 // Throws std::out_of_range for an unknown lab.

@@ -1,0 +1,99 @@
+// Lab 04 graded checks: 2D convolution on images.
+//
+// Correctness against the double CPU reference (conv2d_cpu.h): the course's worked example
+// (sharpen gives 89), every filter of the course's table on grayscale and RGB images, shapes
+// that are no multiple of any tile (1 x 1, 1 x N, N x 1, non-square, narrower than the mask),
+// random masks 1 x 1 to 9 x 9, the 8-bit rule (clamping and rounding ties), the real photos, a
+// new mask replacing the old, and a large RGB image. Float cases with integer values are compared
+// exactly; the others within the error bound of conv2d_tolerance; 8-bit outputs exactly.
+// The technique check reads the candidate's PTX: conv2d_tiled_kernel must stage its input tile
+// in shared memory. The sanitize label runs memcheck, racecheck and synccheck.
+#include "conv2d_cpu.h"
+#include "grading.h"
+#include "impls.h"
+#include "technique.h"
+
+using cudalab::grade::base_seed;
+
+GRADED_CHECK("kernel stages its input tile in shared memory", "[lab04][technique]", 10,
+             Needs::host) {
+  std::string problem;
+  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
+                                                     "conv2d_tiled_kernel", &problem);
+  if (!problem.empty()) FAIL(problem);
+  for (const auto& k : kernels) {
+    const int loads = cudalab::grade::count_instructions(k.body, "ld.shared");
+    const int stores = cudalab::grade::count_instructions(k.body, "st.shared");
+    const int barriers = cudalab::grade::count_instructions(k.body, "bar.sync") +
+                         cudalab::grade::count_instructions(k.body, "barrier.sync");
+    CAPTURE(k.name, loads, stores, barriers);
+    if (loads == 0 || stores == 0 || barriers == 0)
+      FAIL("no shared-memory tile in conv2d_tiled_kernel: its PTX has " + std::to_string(stores) +
+           " st.shared, " + std::to_string(loads) + " ld.shared and " + std::to_string(barriers) +
+           " barrier instruction(s) (" + k.name +
+           "); the input tile (with its halo) must be stored to shared memory, synchronized, and "
+           "read back from there");
+  }
+}
+
+GRADED_CHECK("course worked example: sharpen gives 89", "[lab04][correctness]", 8, Needs::gpu) {
+  lab04::require_all_pass({lab04::worked_example_float()}, lab04::kCandidate);
+  lab04::require_all_pass({lab04::worked_example_8bit()}, lab04::kCandidate);
+}
+
+GRADED_CHECK("every course filter, grayscale and RGB", "[lab04][correctness]", 12, Needs::gpu) {
+  lab04::require_all_pass(lab04::filter_float_cases(base_seed()), lab04::kCandidate);
+  lab04::require_all_pass(lab04::filter_8bit_cases(base_seed()), lab04::kCandidate);
+}
+
+GRADED_CHECK("image shapes: 1 x 1, 1 x N, N x 1, non-square, partial tiles", "[lab04][correctness]",
+             12, Needs::gpu) {
+  lab04::require_all_pass(lab04::shape_cases(base_seed()), lab04::kCandidate);
+}
+
+GRADED_CHECK("random masks 1 x 1 to 9 x 9", "[lab04][correctness]", 8, Needs::gpu) {
+  lab04::require_all_pass(lab04::random_mask_cases(base_seed()), lab04::kCandidate);
+}
+
+GRADED_CHECK("8-bit output: clamping to [0, 255] and rounding half up", "[lab04][correctness]", 10,
+             Needs::gpu) {
+  lab04::require_all_pass(lab04::clamp_and_rounding_cases(), lab04::kCandidate);
+}
+
+GRADED_CHECK("real photos, 8-bit", "[lab04][correctness]", 5, Needs::gpu) {
+  std::vector<std::string> missing;
+  const auto cases = lab04::photo_cases(&missing);
+  if (!missing.empty()) {
+    cudalab::grade::skip_check(
+        "photos not found (scripts/fetch-data installs them; or set CUDALAB_DATA_DIR): " +
+        missing.front() +
+        (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : ""));
+    return;
+  }
+  lab04::require_all_pass(cases, lab04::kCandidate);
+}
+
+GRADED_CHECK("a new mask replaces the old one", "[lab04][correctness]", 3, Needs::gpu) {
+  lab04::require_all_pass(lab04::new_mask_cases(base_seed()), lab04::kCandidate);
+}
+
+GRADED_CHECK("masks of the wrong width are refused", "[lab04][correctness]", 0, Needs::gpu) {
+  // Not graded (the skeleton provides the check), but it keeps the solution honest.
+  for (const int bad : {0, 2, lab04::kMaxMaskWidth + 2}) {
+    const std::vector<float> mask(static_cast<std::size_t>(bad) * bad + 1, 1.0f);
+    CHECK_THROWS_AS(lab04::kCandidate.set_mask(mask.data(), bad), std::invalid_argument);
+  }
+}
+
+GRADED_CHECK("large RGB image", "[lab04][correctness][large]", 4, Needs::gpu) {
+  lab04::require_all_pass(lab04::large_cases(base_seed()), lab04::kCandidate);
+}
+
+GRADED_CHECK("performance vs reference", "[lab04][perf]", 16, Needs::gpu) {
+  lab04::grade_conv2d_performance(lab04::kCandidate, lab04::kReference);
+}
+
+GRADED_CHECK("timing harness self-check", "[lab04][selfcheck]", 0, Needs::gpu) {
+  lab04::PerfCase perf(base_seed());
+  cudalab::grade::check_timing_harness(perf.launch(lab04::kReference), perf.workload());
+}
