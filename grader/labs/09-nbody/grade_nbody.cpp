@@ -1,0 +1,102 @@
+// Lab 09 graded checks: all-pairs N-body.
+//
+// Accelerations of both kernels against the CPU reference in double, every component within the
+// bound (n + c) u S derived in nbody_cpu.h (S from the softening and the bodies), on sizes around
+// every tile size a kernel may use, 1 to 3 bodies, seeded sizes and softenings, and coincident
+// bodies, which only the softening keeps finite. One leapfrog step against the CPU, checked part by
+// part (positions, accelerations at the candidate's new positions, velocities); 200 steps of a
+// Plummer sphere for momentum (conserved up to round-off) and energy (bounded drift). The
+// technique check reads the candidate's PTX (no GPU needed): nbody_tiled_kernel must stage its
+// source bodies in shared memory between barriers.
+#include "grading.h"
+#include "impls.h"
+#include "technique.h"
+
+using cudalab::grade::base_seed;
+
+GRADED_CHECK("tiled kernel stages source bodies in shared memory", "[lab09][technique]", 10,
+             Needs::host) {
+  std::string problem;
+  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
+                                                     "nbody_tiled_kernel", &problem);
+  if (!problem.empty()) FAIL(problem);
+  for (const auto& k : kernels) {
+    const int stores = cudalab::grade::count_instructions(k.body, "st.shared");
+    const int loads = cudalab::grade::count_instructions(k.body, "ld.shared");
+    const int barriers = cudalab::grade::count_instructions(k.body, "bar.sync") +
+                         cudalab::grade::count_instructions(k.body, "barrier.sync");
+    CAPTURE(k.name, stores, loads, barriers);
+    if (stores == 0 || loads == 0 || barriers == 0)
+      FAIL("nbody_tiled_kernel (" << k.name << ") has " << stores << " st.shared, " << loads
+                                  << " ld.shared and " << barriers
+                                  << " barrier instruction(s) in its PTX: each tile of source "
+                                     "bodies must be stored to shared memory, synchronized, and "
+                                     "read back from there");
+  }
+}
+
+GRADED_CHECK("naive kernel: accelerations vs CPU reference", "[lab09][correctness]", 10,
+             Needs::gpu) {
+  auto cases = lab09::size_cases(base_seed());
+  for (auto& c : lab09::random_size_cases(base_seed(), 4, 3000)) cases.push_back(std::move(c));
+  lab09::require_all_acc(cases, lab09::kCandidate.naive, "naive");
+}
+
+GRADED_CHECK("tiled kernel: accelerations vs CPU reference", "[lab09][correctness]", 15,
+             Needs::gpu) {
+  auto cases = lab09::size_cases(base_seed());
+  for (auto& c : lab09::random_size_cases(base_seed(), 6, 3000)) cases.push_back(std::move(c));
+  lab09::require_all_acc(cases, lab09::kCandidate.tiled, "tiled");
+}
+
+GRADED_CHECK("N = 1 and coincident bodies stay finite", "[lab09][correctness]", 10, Needs::gpu) {
+  const auto cases = lab09::finite_cases(base_seed());
+  lab09::require_all_acc(cases, lab09::kCandidate.naive, "naive");
+  lab09::require_all_acc(cases, lab09::kCandidate.tiled, "tiled");
+}
+
+GRADED_CHECK("tiled kernel: the largest size, sampled", "[lab09][correctness][large]", 5,
+             Needs::gpu) {
+  lab09::require_all_acc({lab09::largest_case(base_seed())}, lab09::kCandidate.tiled, "tiled");
+}
+
+GRADED_CHECK("one leapfrog step vs CPU reference", "[lab09][correctness]", 10, Needs::gpu) {
+  lab09::require_all_steps(lab09::step_cases(base_seed()), lab09::kCandidate.step);
+}
+
+GRADED_CHECK("momentum conserved over 200 steps", "[lab09][correctness][large]", 5, Needs::gpu) {
+  const lab09::Simulation sim = lab09::simulate(lab09::kCandidate, base_seed());
+  if (!sim.problem.empty()) FAIL(sim.problem);
+  for (std::size_t k = 0; k < sim.steps.size(); ++k)
+    if (!(sim.momentum_error[k] <= sim.momentum_bound[k]))
+      FAIL(sim.describe_case() << ": momentum not conserved: |P - P0| = " << sim.momentum_error[k]
+                               << " after step " << sim.steps[k] << ", above the round-off bound "
+                               << sim.momentum_bound[k]
+                               << " (every pair's forces cancel: m_i a_ij = -m_j a_ji)");
+}
+
+GRADED_CHECK("energy drift bounded over 200 steps", "[lab09][correctness][large]", 5, Needs::gpu) {
+  const lab09::Simulation sim = lab09::simulate(lab09::kCandidate, base_seed());
+  if (!sim.problem.empty()) FAIL(sim.problem);
+  // The same system in double precision with the leapfrog: its drift is the scheme's own.
+  const double reference_drift =
+      lab09::energy_drift_cpu(sim.initial, lab09::Simulation::kSoftening, lab09::Simulation::kDt,
+                              lab09::Simulation::kSteps);
+  const double bound = lab09::energy_drift_bound(reference_drift, lab09::Simulation::kSteps);
+  for (std::size_t k = 0; k < sim.steps.size(); ++k)
+    if (!(sim.energy_drift[k] <= bound))
+      FAIL(sim.describe_case() << ": energy drift |E - E0| / |E0| = " << sim.energy_drift[k]
+                               << " after step " << sim.steps[k] << ", above the bound " << bound
+                               << " (the double-precision leapfrog drifts " << reference_drift
+                               << "): check the order of kick, drift and kick");
+}
+
+GRADED_CHECK("performance vs reference", "[lab09][perf]", 15, Needs::gpu) {
+  lab09::grade_nbody_performance("09", lab09::kCandidate.tiled, lab09::kReference.tiled);
+}
+
+GRADED_CHECK("timing harness self-check", "[lab09][selfcheck]", 0, Needs::gpu) {
+  lab09::PerfCase perf(base_seed());
+  cudalab::grade::check_timing_harness(perf.launch(lab09::kReference.tiled),
+                                       lab09::PerfCase::workload());
+}

@@ -1,0 +1,120 @@
+// Lab 09 grading support on the device: the cases, running a candidate on guarded buffers and
+// comparing with the CPU reference (nbody_cpu.h), the simulation behind the momentum and energy
+// checks, and the performance workload.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudalab/device_buffer.h"
+#include "cudalab/timing.h"
+#include "nbody_cpu.h"
+#include "perf.h"
+
+namespace lab09 {
+
+using AccFn = void (*)(const float4* bodies, float3* acc, int n, float softening,
+                       cudaStream_t stream);
+using StepFn = void (*)(float4* bodies, float3* vel, float3* acc, int n, float dt, float softening,
+                        cudaStream_t stream);
+
+// One implementation of the interface: the candidate's or the reference's functions.
+struct NbodyVariant {
+  std::string name;
+  AccFn naive;
+  AccFn tiled;
+  StepFn step;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Accelerations
+
+struct AccCase {
+  std::string name;
+  System system;  // velocities unused
+  float softening = 0.05f;
+  std::uint64_t seed = 0;  // 0: fixed data
+  int sample = 0;          // 0: compare every body; otherwise sample_bodies(n, sample, seed)
+};
+
+// Bodies 0..7, the last 64 (the last tile) and `count` seeded others, sorted, no repeats.
+std::vector<int> sample_bodies(int n, int count, std::uint64_t seed);
+
+// Runs `f` on guarded buffers (acc pre-filled with NaN): "" when every compared component is
+// within its tolerance, the guards are intact and the bodies unchanged; otherwise the first
+// problem, naming the case and the kernel.
+std::string run_acc_case(const AccCase& c, AccFn f, const std::string& kernel);
+// Runs every case and FAILs the current check with the first three problems.
+void require_all_acc(const std::vector<AccCase>& cases, AccFn f, const std::string& kernel);
+
+AccCase random_case(int n, float softening, std::uint64_t seed);
+// Sizes around the tile sizes a kernel may use (32 .. 1024), 1 to 3, primes.
+std::vector<AccCase> size_cases(std::uint64_t seed);
+// `count` seeded sizes in [1, max_n] with seeded softening in [0.01, 0.2].
+std::vector<AccCase> random_size_cases(std::uint64_t seed, int count, int max_n);
+// n = 1, two bodies 1 apart (a_x = m / (1 + eps^2)^(3/2), by hand), coincident bodies.
+std::vector<AccCase> finite_cases(std::uint64_t seed);
+// n = 2^16 + 3, compared on 1024 sampled bodies and the last tile.
+AccCase largest_case(std::uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// One leapfrog step
+
+struct StepCase {
+  std::string name;
+  System system;
+  std::vector<float> acc;  // the accelerations at the starting positions (CPU, rounded to float)
+  float dt = 0.01f;
+  float softening = 0.05f;
+  std::uint64_t seed = 0;
+};
+StepCase step_case(const std::string& name, System s, float dt, float softening,
+                   std::uint64_t seed);
+std::vector<StepCase> step_cases(std::uint64_t seed);
+std::string run_step_case(const StepCase& c, StepFn step);
+void require_all_steps(const std::vector<StepCase>& cases, StepFn step);
+
+// ---------------------------------------------------------------------------------------------
+// Many steps: momentum and energy
+
+struct Simulation {
+  static constexpr int kN = 1000;  // not a multiple of any tile size
+  static constexpr int kSteps = 200;
+  static constexpr int kEvery = 20;  // steps between checkpoints
+  static constexpr float kSoftening = 0.05f;
+  static constexpr float kDt = 0.01f;
+  std::string problem;  // a CUDA error, damaged guards or NaN; "" otherwise
+  System initial;
+  std::vector<int> steps;              // checkpoints
+  std::vector<double> energy_drift;    // |E - E0| / |E0| at each checkpoint
+  std::vector<double> momentum_error;  // |P - P0| at each checkpoint
+  std::vector<double> momentum_bound;  // its bound at each checkpoint
+  std::string describe_case() const;
+};
+// The candidate's tiled accelerations once, then its leapfrog_step kSteps times on a Plummer
+// sphere, the state read back every kEvery steps.
+Simulation simulate(const NbodyVariant& v, std::uint64_t seed);
+
+// ---------------------------------------------------------------------------------------------
+// Performance: accelerations_tiled at n = 2^18
+
+struct PerfCase {
+  static constexpr int kN = 1 << 18;
+  explicit PerfCase(std::uint64_t seed);
+  AccCase data;
+  cudalab::DeviceBuffer<float> bodies, acc;
+  cudalab::Launch launch(AccFn f);
+  static cudalab::grade::Workload workload();
+};
+
+// 20 flops per interaction, n^2 interactions (the count is in solutions/09-nbody/nbody.cu).
+inline constexpr double kFlopsPerInteraction = 20.0;
+
+// Validates the candidate's tiled kernel on the workload (sampled), then times it against the
+// reference's.
+void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn reference);
+
+}  // namespace lab09
