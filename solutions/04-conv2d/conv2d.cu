@@ -15,6 +15,7 @@
 // the kernel runs at the speed of DRAM. The mask lives in constant memory; the mask width and
 // the channel count are template parameters, so the loops unroll completely and every mask value
 // is an immediate operand of its FFMA.
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -47,42 +48,101 @@ __device__ __forceinline__ void store_value(float* p, float v) {
   *p = v;
 }
 // The 8-bit rule of conv2d.h: clamp to [0, 255], round half up.
+__device__ __forceinline__ unsigned char to_8bit(float v) {
+  return static_cast<unsigned char>(floorf(fminf(fmaxf(v, 0.0f), 255.0f) + 0.5f));
+}
 __device__ __forceinline__ void store_value(unsigned char* p, float v) {
-  *p = static_cast<unsigned char>(floorf(fminf(fmaxf(v, 0.0f), 255.0f) + 0.5f));
+  *p = to_8bit(v);
+}
+
+// Two neighbouring values in one store (p aligned to two elements).
+__device__ __forceinline__ void store_pair(float* p, float a, float b) {
+  *reinterpret_cast<float2*>(p) = make_float2(a, b);
+}
+__device__ __forceinline__ void store_pair(unsigned char* p, float a, float b) {
+  *reinterpret_cast<uchar2*>(p) = make_uchar2(to_8bit(a), to_8bit(b));
+}
+
+// Four values of In: float4 (16 bytes) or uchar4 (4 bytes), for the vector loads of the tile.
+template <typename In>
+struct Vec4;
+template <>
+struct Vec4<float> {
+  using type = float4;
+};
+template <>
+struct Vec4<unsigned char> {
+  using type = uchar4;
+};
+
+// Blocks per SM the compiler must leave room for (registers): a wide mask keeps more values live.
+constexpr int min_blocks(int r) {
+  return r <= 2 ? 4 : 2;
 }
 
 template <int R, int C, typename In, typename Out>
-__global__ void __launch_bounds__(kBlockX* kBlockY)
+__global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(R))
     conv2d_tiled_kernel(const In* __restrict__ in, Out* __restrict__ out, int row_values,
-                        int height) {
+                        int height, bool vector_loads, bool vector_stores) {
   constexpr int K = 2 * R + 1;
-  constexpr int kHaloX = R * C;                // values left (and right) of the tile
-  constexpr int kInX = kTileX + 2 * kHaloX;    // input tile width, in values
-  constexpr int kInY = kTileY + 2 * R;         // input tile height, in rows
-  constexpr int kPitch = kInX + (kInX % 2);    // even, so float2 reads stay aligned
-  constexpr int kWindow = kPerX + 2 * kHaloX;  // values of a row one thread reads
-  __shared__ __align__(16) float tile[kInY][kPitch];
+  constexpr int kHalo = R * C;                 // values needed left (and right) of the tile
+  constexpr int kHaloA = (kHalo + 3) / 4 * 4;  // rounded up to whole groups of 4 values
+  constexpr int kInX = kTileX + 2 * kHaloA;    // input tile width in values, a multiple of 4
+  constexpr int kInY = kTileY + 2 * R;         // input tile height in rows
+  constexpr int kWindow = kPerX + 2 * kHalo;   // values of a row one thread reads
+  constexpr int kSkew = (kHaloA - kHalo) % 2;  // odd start: read from one value earlier
+  constexpr int kRead = (kWindow + kSkew + 1) / 2 * 2;  // values read, a whole number of float2
+  constexpr int kThreads = kBlockX * kBlockY;
+  __shared__ __align__(16) float tile[kInY][kInX];
 
-  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = threadIdx.y * kBlockX + threadIdx.x;
   const int x0 = blockIdx.x * kTileX;  // first output value of the tile in its row
   const int y0 = blockIdx.y * kTileY;
+  const int gx0 = x0 - kHaloA;  // global value of tile column 0
 
-  // 1. Stage the input tile, zeros outside the image (the ghost cells). Consecutive threads
-  //    read consecutive values of a row: coalesced.
-  for (int r = ty; r < kInY; r += kBlockY) {
-    const int gy = y0 - R + r;
-    const bool row_inside = gy >= 0 && gy < height;
-    const In* src = in + static_cast<std::size_t>(row_inside ? gy : 0) * row_values;
-    for (int c = tx; c < kInX; c += kBlockX) {
-      const int gx = x0 - kHaloX + c;
-      tile[r][c] = (row_inside && gx >= 0 && gx < row_values) ? load_value(src[gx]) : 0.0f;
+  // 1. Stage the input tile, zeros outside the image (the ghost cells). Consecutive threads read
+  //    consecutive groups of 4 values of a row: coalesced. All of a thread's loads are issued
+  //    into registers first and only then stored to shared memory, so they are all in flight at
+  //    once: a load followed by its store in one loop iteration would leave one or two in flight.
+  if (vector_loads) {  // rows are a multiple of 4 values and `in` is aligned: a group of 4 is
+                       // entirely inside the image or entirely outside
+    using V = typename Vec4<In>::type;
+    constexpr int kGroups = kInX / 4, kTotal = kInY * kGroups;
+    constexpr int kPerThread = (kTotal + kThreads - 1) / kThreads;
+    float4 staged[kPerThread];
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const int i = tid + k * kThreads;
+      const int r = i / kGroups, q = i % kGroups;
+      const int gy = y0 - R + r, gx = gx0 + 4 * q;
+      staged[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (i < kTotal && gy >= 0 && gy < height && gx >= 0 && gx < row_values) {
+        const V v =
+            __ldg(reinterpret_cast<const V*>(in + static_cast<std::size_t>(gy) * row_values + gx));
+        staged[k] = make_float4(v.x, v.y, v.z, v.w);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const int i = tid + k * kThreads;
+      if (i < kTotal) *reinterpret_cast<float4*>(&tile[i / kGroups][4 * (i % kGroups)]) = staged[k];
+    }
+  } else {
+    constexpr int kTotal = kInY * kInX;
+#pragma unroll 4
+    for (int i = tid; i < kTotal; i += kThreads) {
+      const int r = i / kInX, c = i % kInX;
+      const int gy = y0 - R + r, gx = gx0 + c;
+      tile[r][c] = (gy >= 0 && gy < height && gx >= 0 && gx < row_values)
+                       ? load_value(in[static_cast<std::size_t>(gy) * row_values + gx])
+                       : 0.0f;
     }
   }
   __syncthreads();
 
   // 2. Each thread: kPerY rows starting at oy, kPerX values starting at ox (tile coordinates).
-  const int ox = tx * kPerX;
-  const int oy = ty * kPerY;
+  const int ox = threadIdx.x * kPerX;
+  const int oy = threadIdx.y * kPerY;
   float acc[kPerY][kPerX];
 #pragma unroll
   for (int i = 0; i < kPerY; ++i)
@@ -91,13 +151,15 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
 
 #pragma unroll
   for (int ir = 0; ir < kPerY + 2 * R; ++ir) {  // input rows oy .. oy + kPerY + 2R - 1
-    float v[kWindow];
-    const float* row = &tile[oy + ir][ox];
+    // The thread's window of this row: values ox - kHalo .. ox + kPerX - 1 + kHalo of the output
+    // tile, which start kHaloA - kHalo into the tile row (minus kSkew to keep float2 alignment).
+    const float* row = &tile[oy + ir][ox + kHaloA - kHalo - kSkew];
+    float v[kRead];
 #pragma unroll
-    for (int k = 0; k < kWindow; k += 2) {  // ox is even and kPitch is even: aligned float2
+    for (int k = 0; k < kRead; k += 2) {
       const float2 pair = *reinterpret_cast<const float2*>(row + k);
       v[k] = pair.x;
-      if (k + 1 < kWindow) v[k + 1] = pair.y;
+      v[k + 1] = pair.y;
     }
     // Output row i uses this input row with mask row dy = ir - i, for 0 <= dy < K.
 #pragma unroll
@@ -108,23 +170,28 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
       for (int dx = 0; dx < K; ++dx) {
         const float m = c_mask[dy * K + dx];
 #pragma unroll
-        for (int j = 0; j < kPerX; ++j) acc[i][j] = fmaf(m, v[j + dx * C], acc[i][j]);
+        for (int j = 0; j < kPerX; ++j) acc[i][j] = fmaf(m, v[kSkew + j + dx * C], acc[i][j]);
       }
     }
   }
 
-  // 3. Write the outputs that lie inside the image.
+  // 3. Write the outputs that lie inside the image, two at a time where rows allow it.
   const int gx = x0 + ox;
+  if (gx >= row_values) return;
 #pragma unroll
   for (int i = 0; i < kPerY; ++i) {
     const int gy = y0 + oy + i;
     if (gy >= height) break;
     Out* dst = out + static_cast<std::size_t>(gy) * row_values + gx;
-#pragma unroll
-    for (int j = 0; j < kPerX; ++j)
-      if (gx + j < row_values) store_value(dst + j, acc[i][j]);
+    if (vector_stores && gx + 1 < row_values) {
+      store_pair(dst, acc[i][0], acc[i][1]);
+    } else {
+      store_value(dst, acc[i][0]);
+      if (gx + 1 < row_values) store_value(dst + 1, acc[i][1]);
+    }
   }
 }
+static_assert(kPerX == 2, "the stores write pairs");
 
 void check_image(const char* what, int width, int height, int channels) {
   if (channels != 1 && channels != 3)
@@ -145,7 +212,13 @@ void launch(const In* in, Out* out, int width, int height, cudaStream_t stream) 
   const int row_values = width * C;
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid((row_values + kTileX - 1) / kTileX, (height + kTileY - 1) / kTileY);
-  conv2d_tiled_kernel<R, C><<<grid, block, 0, stream>>>(in, out, row_values, height);
+  // Groups of 4 values never straddle the image's edge when rows are a multiple of 4 values.
+  const bool vector_loads =
+      row_values % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % (4 * sizeof(In)) == 0;
+  const bool vector_stores =
+      row_values % 2 == 0 && reinterpret_cast<std::uintptr_t>(out) % (2 * sizeof(Out)) == 0;
+  conv2d_tiled_kernel<R, C>
+      <<<grid, block, 0, stream>>>(in, out, row_values, height, vector_loads, vector_stores);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -27,11 +27,11 @@ GRADED_CHECK("tiled kernel stages source bodies in shared memory", "[lab09][tech
                          cudalab::grade::count_instructions(k.body, "barrier.sync");
     CAPTURE(k.name, stores, loads, barriers);
     if (stores == 0 || loads == 0 || barriers == 0)
-      FAIL("nbody_tiled_kernel (" << k.name << ") has " << stores << " st.shared, " << loads
-                                  << " ld.shared and " << barriers
-                                  << " barrier instruction(s) in its PTX: each tile of source "
-                                     "bodies must be stored to shared memory, synchronized, and "
-                                     "read back from there");
+      FAIL("no shared-memory tile in nbody_tiled_kernel: its PTX has "
+           << stores << " st.shared, " << loads << " ld.shared and " << barriers
+           << " barrier instruction(s) (" << k.name
+           << "); each tile of source bodies must be stored to shared memory, synchronized, and "
+              "read back from there");
   }
 }
 
