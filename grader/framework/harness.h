@@ -4,6 +4,12 @@
 //     with a sentinel (all-ones bytes: NaN for floats, -1 for integers), so unwritten elements
 //     fail the comparison;
 //   - checks that return "" when all is well and a message naming the case otherwise.
+//
+// Every fill and upload here ends with cudaDeviceSynchronize(): the kernels under test run on
+// streams created with cudaStreamNonBlocking (cudalab::Stream), which do not wait for work on
+// the legacy default stream, and cudaMemset, like cudaMemcpy from pageable host memory, may
+// return before the device has finished it. Without the synchronization a kernel could read an
+// input before it lands, or have its output overwritten by a late sentinel fill.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -37,7 +43,7 @@ class GuardedBuffer {
         guard_(guard_bytes()),
         storage_(2 * guard_ + count * sizeof(T)) {
     CUDA_CHECK(cudaMemset(storage_.data(), kGuardByte, storage_.bytes()));
-    fill_sentinel();
+    fill_sentinel();  // synchronizes
   }
   T* data() { return reinterpret_cast<T*>(storage_.data() + guard_); }
   const T* data() const { return reinterpret_cast<const T*>(storage_.data() + guard_); }
@@ -46,11 +52,13 @@ class GuardedBuffer {
 
   void fill_sentinel() {
     if (count_ > 0) CUDA_CHECK(cudaMemset(data(), kSentinelByte, count_ * sizeof(T)));
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   void upload(const std::vector<T>& host) {
     if (host.size() != count_) throw std::invalid_argument("GuardedBuffer::upload: size mismatch");
     if (count_ > 0)
       CUDA_CHECK(cudaMemcpy(data(), host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);

@@ -43,6 +43,9 @@ class DeviceBuffer {
   void upload(const std::vector<T>& host) {
     if (host.size() != count_) throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
     if (count_ > 0) CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    // A copy from pageable memory may return before it lands on the device, and kernels on a
+    // non-blocking Stream (below) do not wait for the legacy default stream: wait here.
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);

@@ -277,6 +277,7 @@ std::string run_case(const FloatCase& c, const Conv2dVariant& v) {
   cudalab::Stream stream;
   try {
     v.set_mask(c.mask.data(), c.mask_width);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the mask copied from pageable memory has landed
     v.conv2d(in.data(), out.data(), c.width, c.height, c.channels, stream.get());
   } catch (const std::exception& e) {
     return info.header() + ": threw " + e.what();
@@ -307,6 +308,7 @@ std::string run_case(const ByteCase& c, const Conv2dVariant& v) {
     CUDA_CHECK(cudaMemset(out.data(), fill, out.size()));
     try {
       v.set_mask(c.mask.data(), c.mask_width);
+      CUDA_CHECK(cudaDeviceSynchronize());  // the fill and the mask have landed
       v.conv2d_8bit(in.data(), out.data(), c.width, c.height, c.channels, stream.get());
     } catch (const std::exception& e) {
       return info.header() + ": threw " + e.what();
@@ -337,10 +339,12 @@ PerfCase::PerfCase(std::uint64_t seed, int side_, int mask_width_, int channels_
       in(host_image.size()),
       out(host_image.size()) {
   CUDA_CHECK(cudaMemcpy(in.data(), host_image.data(), in.bytes(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 cudalab::Launch PerfCase::launch(const Conv2dVariant& v) {
   v.set_mask(mask.data(), mask_width);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return [this, run = v.conv2d](cudaStream_t stream) {
     run(in.data(), out.data(), side, side, channels, stream);
   };
@@ -362,6 +366,7 @@ std::string PerfCase::validate(const Conv2dVariant& v) {
       info_of(v.name, "performance case", base_seed(), side, side, channels, mask_width);
   cudalab::Stream stream;
   CUDA_CHECK(cudaMemset(out.data(), 0xFF, out.bytes()));
+  CUDA_CHECK(cudaDeviceSynchronize());
   try {
     launch(v)(stream.get());
   } catch (const std::exception& e) {

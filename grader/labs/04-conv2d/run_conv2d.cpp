@@ -160,6 +160,7 @@ int run_image(const Options& o, const lab04::Image& image) {
   cudalab::DeviceBuffer<unsigned char> in(image.pixels), out(image.pixels.size());
   cudalab::Stream stream;
   v.set_mask(f.mask.data(), f.width);
+  CUDA_CHECK(cudaDeviceSynchronize());
   const cudalab::Timing t = cudalab::time_launch(
       [&](cudaStream_t s) {
         v.conv2d_8bit(in.data(), out.data(), image.width, image.height, image.channels, s);
@@ -289,6 +290,7 @@ std::vector<Row> bench_8bit(int side, const lab04::Filter& f) {
       r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
     } else {
       var->set_mask(f.mask.data(), f.width);
+      CUDA_CHECK(cudaDeviceSynchronize());
       launches.push_back([&in, &out, side, fn = var->conv2d_8bit](cudaStream_t s) {
         fn(in.data(), out.data(), side, side, 3, s);
       });

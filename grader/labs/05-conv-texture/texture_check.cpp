@@ -112,6 +112,7 @@ std::string run_conv_case(const ConvCase& c, const ConvVariant& v) {
   cudalab::Stream stream;
   try {
     if (v.texture()) v.prepare(c.img.data(), c.w, c.h);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the texels copied from pageable memory have landed
     v.run(img.data(), mask.data(), out.data(), c.w, c.h, c.radius, stream.get());
   } catch (const std::exception& e) {
     return info.header() + ": " + e.what();
@@ -136,6 +137,7 @@ std::string run_rotation_case(const RotationCase& c, const RotationVariant& v) {
   cudalab::Stream stream;
   try {
     v.prepare(c.img.data(), c.w, c.h, c.mode);
+    CUDA_CHECK(cudaDeviceSynchronize());
     v.run(out.data(), c.w, c.h, c.theta(), stream.get());
   } catch (const std::exception& e) {
     return info.header() + ": " + e.what();
@@ -157,6 +159,7 @@ ConvPerfCase::ConvPerfCase(int side, int radius)
 
 cudalab::Launch ConvPerfCase::launch(const ConvVariant& v) {
   if (v.texture()) v.prepare(data.img.data(), data.w, data.h);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return [this, run = v.run](cudaStream_t stream) {
     run(img.data(), mask.data(), out.data(), data.w, data.h, data.radius, stream);
   };

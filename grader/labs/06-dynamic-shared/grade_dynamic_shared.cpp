@@ -176,6 +176,7 @@ GRADED_CHECK("requests beyond the limits are refused", "[lab06][correctness]", 5
   cudalab::DeviceBuffer<float> x(width), y(width), mask(2 * floats_allowed + 1);
   CUDA_CHECK(cudaMemset(x.data(), 0, x.bytes()));
   CUDA_CHECK(cudaMemset(mask.data(), 0, mask.bytes()));
+  CUDA_CHECK(cudaDeviceSynchronize());  // non-blocking streams do not wait for the memsets
   cudalab::Stream stream;
   std::vector<std::string> problems;
   for (const auto& r : requests) {

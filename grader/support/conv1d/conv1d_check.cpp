@@ -87,6 +87,7 @@ std::string run_case(const Conv1dCase& c, const Conv1dVariant& v) {
   cudalab::Stream stream;
   try {
     if (v.prepare) v.prepare(c.mask);
+    CUDA_CHECK(cudaDeviceSynchronize());  // a mask copied from pageable memory has landed
     v.run({x.data(), mask.data(), y.data(), width, mask_width}, stream.get());
   } catch (const std::exception& e) {
     return info.header() + ": " + e.what();
@@ -119,6 +120,7 @@ PerfCase::PerfCase(std::uint64_t seed)
 
 cudalab::Launch PerfCase::launch(const Conv1dVariant& v) {
   if (v.prepare) v.prepare(data.mask);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return [this, run = v.run](cudaStream_t stream) {
     run({x.data(), mask.data(), y.data(), kWidth, kMaskWidth}, stream);
   };
