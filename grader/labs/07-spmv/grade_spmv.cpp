@@ -1,0 +1,144 @@
+// Lab 07 graded checks: sparse matrix-vector multiply in CSR (scalar and vector), ELL, COO, HYB.
+//
+// Correctness: every format on every matrix class (spmv_check.h: the worked example, 2D and 3D
+// Poisson, power-law rows, one very long row, empty rows, random, 1 x 1, wide and tall
+// matrices), compared row by row with the double CPU reference within the per-row error bound
+// gamma(len) * sum |a_ij x_j| (cudalab/sparse/formats.h); the real r-cran-matrix matrices when
+// installed (skipped, never passed, otherwise). Performance: each format against the reference's
+// same format on the 2D Poisson matrix of a 2048 x 2048 grid, and on power-law rows (not ELL).
+// The technique checks read the candidate's PTX: the CSR vector kernel must reduce with warp
+// shuffles, the COO kernel must add into y with atomics. The sanitize label runs memcheck and
+// racecheck.
+#include "grading.h"
+#include "impls.h"
+#include "technique.h"
+
+using cudalab::grade::base_seed;
+using lab07::Format;
+using lab07::PerfMatrix;
+
+namespace {
+
+// FAILs unless every kernel named `kernel` has at least one instruction starting with one of
+// `opcodes`; `what` and `why` word the failure.
+void require_instructions(const std::string& kernel, const std::vector<std::string>& opcodes,
+                          const std::string& what, const std::string& why) {
+  std::string problem;
+  const auto kernels =
+      cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(), kernel, &problem);
+  if (!problem.empty()) FAIL(problem);
+  for (const auto& k : kernels) {
+    int count = 0;
+    std::string names;
+    for (const std::string& op : opcodes) {
+      count += cudalab::grade::count_instructions(k.body, op);
+      names += (names.empty() ? "" : " or ") + op;
+    }
+    CAPTURE(k.name, count);
+    if (count == 0)
+      FAIL(what + " in " + kernel + ":\nits PTX (" + k.name + ") has no " + names +
+           " instruction; " + why);
+  }
+}
+
+}  // namespace
+
+GRADED_CHECK("CSR vector kernel reduces with warp shuffles", "[lab07][technique]", 5, Needs::host) {
+  require_instructions("spmv_csr_vector_kernel", {"shfl.sync"}, "no warp shuffle",
+                       "the lanes of a row must combine their partial sums with "
+                       "__shfl_down_sync (registers), not through shared or global memory");
+}
+
+GRADED_CHECK("COO kernel adds into y with atomics", "[lab07][technique]", 5, Needs::host) {
+  require_instructions("spmv_coo_kernel", {"atom", "red"}, "no atomic add",
+                       "threads of the same row add into y[row] at the same time: use atomicAdd "
+                       "(after a segmented reduction if you like)");
+}
+
+GRADED_CHECK("CSR scalar: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
+  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::csr_scalar,
+                          lab07::kCandidate);
+}
+
+GRADED_CHECK("CSR vector: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
+  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::csr_vector,
+                          lab07::kCandidate);
+}
+
+GRADED_CHECK("ELL: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
+  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::ell, lab07::kCandidate);
+}
+
+GRADED_CHECK("COO: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
+  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::coo, lab07::kCandidate);
+}
+
+GRADED_CHECK("HYB: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
+  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::hyb, lab07::kCandidate);
+}
+
+GRADED_CHECK("real matrices (r-cran-matrix): every format", "[lab07][correctness]", 5, Needs::gpu) {
+  std::vector<std::string> missing;
+  const auto cases = lab07::real_cases(&missing);
+  if (!missing.empty()) {
+    cudalab::grade::skip_check(
+        "matrices not found (scripts/fetch-data matrices installs them; or set "
+        "CUDALAB_DATA_DIR): " +
+        missing.front() +
+        (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : ""));
+    return;
+  }
+  for (const Format f : lab07::all_formats()) lab07::require_all_pass(cases, f, lab07::kCandidate);
+}
+
+// Performance: 4 points per format on 2D Poisson, 10 more on power-law rows.
+GRADED_CHECK("performance vs reference: CSR scalar on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::csr_scalar, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("performance vs reference: CSR vector on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::csr_vector, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("performance vs reference: ELL on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::ell, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("performance vs reference: COO on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::coo, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("performance vs reference: HYB on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::hyb, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("performance vs reference: CSR scalar on power-law rows", "[lab07][perf]", 2,
+             Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::power_law, Format::csr_scalar, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("performance vs reference: CSR vector on power-law rows", "[lab07][perf]", 3,
+             Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::power_law, Format::csr_vector, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("performance vs reference: COO on power-law rows", "[lab07][perf]", 2, Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::power_law, Format::coo, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("performance vs reference: HYB on power-law rows", "[lab07][perf]", 3, Needs::gpu) {
+  lab07::grade_spmv_performance(PerfMatrix::power_law, Format::hyb, lab07::kCandidate,
+                                lab07::kReference);
+}
+
+GRADED_CHECK("timing harness self-check", "[lab07][selfcheck]", 0, Needs::gpu) {
+  lab07::check_spmv_timing_harness(lab07::kReference);
+}

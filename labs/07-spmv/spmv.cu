@@ -1,0 +1,108 @@
+// Lab 07 - sparse matrix-vector multiply, y = A x, in the course's formats.
+//
+// One matrix, five kernels (spmv.h has the layouts, docs/labs/07-spmv.md draws them):
+//   1. CSR scalar   thread per row: thread i walks row i and writes y[i]. Simple, but a warp
+//                   runs as long as its LONGEST row, and its 32 threads read 32 different rows
+//                   (scattered loads).
+//   2. CSR vector   a warp per row: the 32 lanes read consecutive entries of one row (coalesced)
+//                   and add up their partial sums with warp shuffles (__shfl_down_sync).
+//   3. ELL          thread per row over the padded, COLUMN-MAJOR slots: slot k of the 32 rows of
+//                   a warp are 32 consecutive values (coalesced), every row has `width` slots.
+//   4. COO          thread per element: each thread multiplies one entry and adds it into
+//                   y[row] with atomicAdd, so y must be zeroed first. Insensitive to row lengths.
+//   5. HYB          ELL for the regular part of every row, COO for what is left (the course's
+//                   one-third rule chose the split): y = ELL x, then y += COO x.
+//
+// Read docs/labs/07-spmv.md, then complete TODO(1) to TODO(7). Grade with:
+//     ./cudalab grade --lab 07
+// Keep the kernel names and the signatures: the grader reads the built code and requires
+// spmv_csr_vector_kernel to use warp shuffles and spmv_coo_kernel to use atomics.
+// Until you write them, the kernels write nothing and y keeps its NaN fill: every check fails.
+#include "cudalab/check.h"
+#include "spmv.h"
+
+namespace lab07 {
+namespace CUDALAB_IMPL {
+
+constexpr int BLOCK_SIZE = 256;  // threads per block; change it if you like
+constexpr int WARP_SIZE = 32;
+
+// ---------------------------------------------------------------------------------------------
+// 1. CSR scalar: thread per row.
+__global__ void spmv_csr_scalar_kernel(CsrView a, const float* x, float* y) {
+  // TODO(1): one thread per row i < a.rows: add up val[k] * x[col_idx[k]] for k in
+  //          [row_ptr[i], row_ptr[i+1]) and store the sum in y[i] (0 for an empty row).
+  (void)a, (void)x, (void)y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. CSR vector: a warp per row.
+__global__ void spmv_csr_vector_kernel(CsrView a, const float* x, float* y) {
+  // TODO(3): warp w (global thread index / 32) takes row w; lane l (threadIdx.x % 32) adds up
+  //          the entries l, l + 32, l + 64, ... of that row. Then combine the 32 partial sums
+  //          with __shfl_down_sync (offsets 16, 8, 4, 2, 1) and let lane 0 store y[row].
+  //          Every lane of the warp must take part in each shuffle, even on an empty row.
+  (void)a, (void)x, (void)y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. ELL: thread per row over column-major slots.
+__global__ void spmv_ell_kernel(EllView a, const float* x, float* y) {
+  // TODO(5): one thread per row i: for each slot k < width, the entry is at k * rows + i;
+  //          skip padding (column -1). Store the sum in y[i].
+  (void)a, (void)x, (void)y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. COO: thread per element.
+__global__ void spmv_coo_kernel(CooView a, const float* x, float* y) {
+  // TODO(6): one thread per entry k < nnz: add val[k] * x[col[k]] into y[row[k]]. Several
+  //          threads add into the same y[row] at once: use atomicAdd.
+  (void)a, (void)x, (void)y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host launch functions.
+
+void spmv_csr_scalar(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  if (a.rows == 0) return;
+  // TODO(2): enough blocks of BLOCK_SIZE threads for one thread per row.
+  const int blocks = 1;
+  spmv_csr_scalar_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void spmv_csr_vector(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  if (a.rows == 0) return;
+  // TODO(4): enough blocks of BLOCK_SIZE threads for one WARP per row: rows * WARP_SIZE threads
+  //          (a long long: that product may not fit in an int for large matrices).
+  const long long threads = WARP_SIZE;
+  const int blocks = static_cast<int>((threads + BLOCK_SIZE - 1) / BLOCK_SIZE);
+  spmv_csr_vector_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void spmv_ell(const EllView& a, const float* x, float* y, cudaStream_t stream) {
+  if (a.rows == 0) return;
+  const int blocks = 1;  // TODO(5): one thread per row, as for CSR scalar
+  spmv_ell_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void spmv_coo(const CooView& a, const float* x, float* y, cudaStream_t stream) {
+  if (a.rows == 0) return;
+  // TODO(6): first set y to zero on `stream` (cudaMemsetAsync: all-zero bytes are 0.0f), then
+  //          launch one thread per entry (no launch when nnz is 0: a grid of 0 blocks is an error).
+  const int blocks = 1;
+  spmv_coo_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void spmv_hyb(const HybView& a, const float* x, float* y, cudaStream_t stream) {
+  // TODO(7): y = ELL part times x (spmv_ell writes every row, even with width 0), then ADD the
+  //          COO part: launch spmv_coo_kernel on a.coo WITHOUT zeroing y again.
+  (void)a, (void)x, (void)y, (void)stream;
+}
+
+}  // namespace CUDALAB_IMPL
+}  // namespace lab07
