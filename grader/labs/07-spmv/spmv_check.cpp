@@ -207,13 +207,16 @@ struct DeviceFormat::Arrays {
   std::vector<std::vector<float>> float_copies;
   std::string description;
 
+  // An empty array (the COO part of a HYB matrix that fits in ELL) is a null pointer.
   const int* add(const std::string& name, const std::vector<int>& host) {
+    if (host.empty()) return nullptr;
     ints.push_back(std::make_unique<GuardedBuffer<int>>(name, host.size()));
     ints.back()->upload(host);
     int_copies.push_back(host);
     return ints.back()->data();
   }
   const float* add(const std::string& name, const std::vector<float>& host) {
+    if (host.empty()) return nullptr;
     floats.push_back(std::make_unique<GuardedBuffer<float>>(name, host.size()));
     floats.back()->upload(host);
     float_copies.push_back(host);
