@@ -190,6 +190,10 @@ TEST_CASE("Matrix Market: the stream reader names its source; a missing file is 
   // A ParseError is a UsageError, so guarded_main exits with code 2.
   CHECK_THROWS_AS(cudalab::sparse::read_matrix_market_file("/nonexistent.mtx"),
                   cudalab::UsageError);
+  // A folder opens as a stream on Linux but cannot be read: the same kind of one-line error.
+  const auto folder = parse_error_of([] { cudalab::sparse::read_matrix_market_file("/tmp"); });
+  CHECK(folder.thrown);
+  CHECK(folder.what == "/tmp: is a folder, not a file");
 }
 
 TEST_CASE("Matrix Market: gzip-compressed files read when zlib is built in, else a clear refusal",

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -80,6 +81,8 @@ std::string read_stream_text(std::istream& in) {
 }
 
 std::string read_file_text(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ParseError(path, 0, "is a folder, not a file");
   std::ifstream file(path, std::ios::binary);
   if (!file)
     throw ParseError(path, 0, std::string("cannot open file (") + std::strerror(errno) + ")");
