@@ -1,0 +1,447 @@
+#include "bfs_check.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "cudalab/random.h"
+#include "cudalab/sparse/generators.h"
+#include "cudalab/sparse/graph_io.h"
+#include "grading.h"
+#include "harness.h"
+
+#ifndef CUDALAB_DATA_DIR_DEFAULT
+#define CUDALAB_DATA_DIR_DEFAULT "data"
+#endif
+
+namespace lab08 {
+
+using cudalab::derive_seed;
+using cudalab::sparse::CsrGraph;
+using cudalab::sparse::EdgeList;
+using namespace cudalab::grade;
+
+namespace {
+
+// Writes about half of the edges the other way round (seeded), so that an edge-parallel kernel
+// that looks only from edge_src to edge_dst cannot pass on a chain or a grid.
+EdgeList mixed_directions(EdgeList g, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (std::size_t k = 0; k < g.src.size(); ++k)
+    if (rng() & 1u) std::swap(g.src[k], g.dst[k]);
+  return g;
+}
+
+// A star: vertex 0 joined to every other vertex (degree n - 1), plus a short tail 1 - n - n+1
+// so that the search from the tail's end reaches the hub at depth 3.
+EdgeList star_graph(int leaves) {
+  EdgeList g;
+  g.num_vertices = leaves + 3;
+  for (int v = 1; v <= leaves; ++v) g.add(0, v);
+  g.add(1, leaves + 1);
+  g.add(leaves + 1, leaves + 2);
+  return g;
+}
+
+CaseInfo info_of(const GraphCase& c, Algo algo, const std::string& variant, int source) {
+  return {variant + " " + algo_name(algo) + ", " + c.name, c.seed,
+          "vertices=" + std::to_string(c.csr.num_vertices) +
+              " edges=" + std::to_string(c.edges.num_edges()) +
+              " arcs=" + std::to_string(c.csr.num_arcs()) + " source=" + std::to_string(source)};
+}
+
+template <typename T>
+std::string check_input(const CaseInfo& info, const GuardedBuffer<T>& buffer,
+                        const std::vector<T>& original) {
+  if (std::string p = buffer.check_guards(); !p.empty()) return info.header() + ":\n  " + p;
+  if (buffer.download() != original)
+    return info.header() + ":\n  input " + buffer.name() + " was modified; inputs are read-only";
+  return "";
+}
+
+}  // namespace
+
+const char* algo_name(Algo a) {
+  switch (a) {
+    case Algo::edge_parallel: return "edge-parallel";
+    case Algo::frontier: return "frontier";
+    case Algo::direction_optimizing: return "direction-optimising";
+  }
+  return "?";
+}
+
+GraphCase make_case(std::string name, EdgeList edges, std::uint64_t seed,
+                    bool keep_loops_and_duplicates) {
+  cudalab::sparse::UndirectedOptions options;
+  options.remove_self_loops = !keep_loops_and_duplicates;
+  options.remove_duplicates = !keep_loops_and_duplicates;
+  GraphCase c;
+  c.name = std::move(name);
+  c.csr = cudalab::sparse::to_undirected_csr(edges, options);
+  c.edges = std::move(edges);
+  c.seed = seed;
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases
+
+GraphCase worked_example() {
+  EdgeList g;
+  g.num_vertices = 7;
+  // The lecture's graph, in the order it visits them: 1-2, 2-3, 2-6 at level 1; 0-1, 3-4, 5-6
+  // at level 2. Written both ways round.
+  g.add(0, 1);
+  g.add(2, 1);
+  g.add(2, 3);
+  g.add(4, 3);
+  g.add(6, 2);
+  g.add(5, 6);
+  GraphCase c = make_case("course worked example (7 vertices, source 2: depths 2 1 0 1 2 2 1)",
+                          std::move(g), 0);
+  c.sources = {2, 0, 1, 3, 4, 5, 6};
+  return c;
+}
+
+std::vector<int> worked_example_depths() {
+  return {2, 1, 0, 1, 2, 2, 1};
+}
+
+std::vector<int> pick_sources(const CsrGraph& g, int random, std::uint64_t seed) {
+  const int n = g.num_vertices;
+  std::vector<int> s = {0, n - 1};
+  int hub = 0, isolated = -1;
+  for (int v = 0; v < n; ++v) {
+    if (g.degree(v) > g.degree(hub)) hub = v;
+    if (isolated < 0 && g.row_ptr[v + 1] == g.row_ptr[v]) isolated = v;
+  }
+  s.push_back(hub);
+  for (int k = 0; k < random; ++k)
+    s.push_back(static_cast<int>(cudalab::random_int(derive_seed(seed, 50 + k), 0, n - 1)));
+  if (isolated >= 0) s.push_back(isolated);
+  std::vector<int> unique;
+  for (const int v : s)
+    if (std::find(unique.begin(), unique.end(), v) == unique.end()) unique.push_back(v);
+  return unique;
+}
+
+std::vector<GraphCase> generated_cases(std::uint64_t seed) {
+  namespace sp = cudalab::sparse;
+  std::vector<GraphCase> cases;
+  const auto add = [&](std::string name, EdgeList edges, std::uint64_t s, int random_sources) {
+    GraphCase c = make_case(std::move(name), std::move(edges), s);
+    c.sources = pick_sources(c.csr, random_sources, s);
+    cases.push_back(std::move(c));
+  };
+  EdgeList single;
+  single.num_vertices = 1;
+  add("a single vertex", single, 0, 0);
+  EdgeList pair;
+  pair.num_vertices = 2;
+  add("two vertices, no edge", pair, 0, 0);
+  std::uint64_t s = derive_seed(seed, 800);
+  add("chain of 1000 vertices", mixed_directions(sp::chain_graph(1000), s), s, 1);
+  s = derive_seed(seed, 801);
+  add("chain of 3000 vertices", mixed_directions(sp::chain_graph(3000), s), s, 1);
+  s = derive_seed(seed, 802);
+  add("grid 37 x 53", mixed_directions(sp::grid_graph(37, 53), s), s, 2);
+  s = derive_seed(seed, 803);
+  add("grid 3 x 700 (long and thin)", mixed_directions(sp::grid_graph(3, 700), s), s, 1);
+  s = derive_seed(seed, 804);
+  add("grid 129 x 130", mixed_directions(sp::grid_graph(129, 130), s), s, 1);
+  s = derive_seed(seed, 805);
+  add("star: one vertex of degree 5000", mixed_directions(star_graph(5000), s), s, 1);
+  int k = 0;
+  for (const int scale : {8, 10, 12, 14}) {
+    s = derive_seed(seed, 810 + k++);
+    add("Kronecker scale " + std::to_string(scale) + ", edge factor 16 (self-loops and repeats)",
+        sp::kronecker_graph(scale, 16, s), s, 2);
+  }
+  s = derive_seed(seed, 820);
+  add("disconnected: 8 components of 300 vertices and 40 isolated vertices",
+      sp::disconnected_graph(8, 300, 40, s), s, 3);
+  s = derive_seed(seed, 821);
+  add("sparse random graph (3000 vertices, 2000 edges: many small components)",
+      sp::random_graph(3000, 2000, s), s, 3);
+  s = derive_seed(seed, 822);
+  add("Kronecker scale 10 with 500 extra self-loops and 2000 repeated edges",
+      sp::add_loops_and_duplicates(sp::kronecker_graph(10, 8, s), 500, 2000, s + 1), s, 2);
+  return cases;
+}
+
+std::vector<GraphCase> multigraph_cases(std::uint64_t seed) {
+  namespace sp = cudalab::sparse;
+  std::vector<GraphCase> cases;
+  int k = 0;
+  for (const int scale : {9, 12}) {
+    const std::uint64_t s = derive_seed(seed, 840 + k++);
+    GraphCase c = make_case(
+        "Kronecker scale " + std::to_string(scale) +
+            " with 1000 self-loops and 4000 repeated edges, KEPT in the CSR (multigraph)",
+        sp::add_loops_and_duplicates(sp::kronecker_graph(scale, 16, s), 1000, 4000, s + 1), s,
+        true);
+    c.sources = pick_sources(c.csr, 2, s);
+    cases.push_back(std::move(c));
+  }
+  const std::uint64_t s = derive_seed(seed, 850);
+  GraphCase grid = make_case(
+      "grid 40 x 40, every edge repeated 3 times, a self-loop on every vertex (multigraph)",
+      [&] {
+        EdgeList g = sp::grid_graph(40, 40);
+        const EdgeList once = g;
+        for (int r = 0; r < 2; ++r)
+          for (std::size_t e = 0; e < once.num_edges(); ++e) g.add(once.dst[e], once.src[e]);
+        for (int v = 0; v < g.num_vertices; ++v) g.add(v, v);
+        return mixed_directions(g, s);
+      }(),
+      s, true);
+  grid.sources = pick_sources(grid.csr, 1, s);
+  cases.push_back(std::move(grid));
+  return cases;
+}
+
+std::string data_dir() {
+  if (const char* env = std::getenv("CUDALAB_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  return CUDALAB_DATA_DIR_DEFAULT;
+}
+
+std::vector<GraphCase> real_cases(std::vector<std::string>* missing) {
+  namespace sp = cudalab::sparse;
+  std::vector<GraphCase> cases;
+  const auto add = [&](const std::string& file, const std::string& what, sp::GraphFormat format,
+                       const sp::EdgeListOptions& options) {
+    const std::string path = data_dir() + "/graphs/" + file;
+    if (!std::filesystem::exists(path) ||
+        (file.size() > 3 && file.substr(file.size() - 3) == ".gz" && !sp::gzip_supported())) {
+      missing->push_back(path);
+      return;
+    }
+    GraphCase c =
+        make_case(file + " (" + what + ")", sp::read_graph_edges(path, format, options), 0);
+    c.sources = pick_sources(c.csr, 1, 0x08);
+    cases.push_back(std::move(c));
+  };
+  add("4elt.graph", "METIS, 2D finite-element mesh", sp::GraphFormat::metis, {});
+  add("copter2.graph", "METIS, helicopter mesh", sp::GraphFormat::metis, {});
+  add("mdual.graph", "METIS, dual mesh, 258K vertices", sp::GraphFormat::metis, {});
+  add("power.gml.gz", "US power grid, high diameter", sp::GraphFormat::gml, {});
+  sp::EdgeListOptions names;
+  names.ids = sp::VertexIds::names;
+  add("WormNet.v3.benchmark.txt", "gene network, named vertices", sp::GraphFormat::edge_list,
+      names);
+  return cases;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking
+
+std::string compare_depths(const std::vector<int>& got, const std::vector<int>& expected,
+                           int source) {
+  std::size_t differ = 0, unwritten = 0, left_unreached = 0, wrongly_reached = 0;
+  std::ostringstream first;
+  for (std::size_t v = 0; v < got.size(); ++v) {
+    if (got[v] == expected[v]) continue;
+    ++differ;
+    if (got[v] == kUnwritten)
+      ++unwritten;
+    else if (got[v] == -1)
+      ++left_unreached;
+    else if (expected[v] == -1)
+      ++wrongly_reached;
+    if (differ <= 10) {
+      first << "\n  vertex " << v << ": expected " << expected[v] << ", got ";
+      if (got[v] == kUnwritten)
+        first << "never written";
+      else
+        first << got[v];
+    }
+  }
+  if (differ == 0) return "";
+  std::ostringstream out;
+  out << "depth is wrong at " << differ << " of " << got.size() << " vertices (exact comparison)";
+  if (got[static_cast<std::size_t>(source)] != 0)
+    out << "\n  the source's depth is "
+        << (got[static_cast<std::size_t>(source)] == kUnwritten
+                ? std::string("never written")
+                : std::to_string(got[static_cast<std::size_t>(source)]))
+        << ", not 0";
+  if (unwritten > 0)
+    out << "\n  " << unwritten << " vertices never written (depth must be set for every vertex)";
+  if (left_unreached > 0)
+    out << "\n  " << left_unreached << " reachable vertices left at -1 (the BFS stopped early)";
+  if (wrongly_reached > 0)
+    out << "\n  " << wrongly_reached << " unreachable vertices were given a depth";
+  return out.str() + first.str();
+}
+
+std::string run_case(const GraphCase& c, Algo algo, const BfsVariant& v) {
+  const int n = c.csr.num_vertices;
+  const bool edge_list = algo == Algo::edge_parallel;
+  const std::vector<int>& in_a = edge_list ? c.edges.src : c.csr.row_ptr;
+  const std::vector<int>& in_b = edge_list ? c.edges.dst : c.csr.col_idx;
+  GuardedBuffer<int> a(edge_list ? "edge_src" : "row_ptr", in_a.size());
+  GuardedBuffer<int> b(edge_list ? "edge_dst" : "col_idx", in_b.size());
+  a.upload(in_a);
+  b.upload(in_b);
+  GuardedBuffer<int> depth("depth", static_cast<std::size_t>(n));
+  GuardedBuffer<int> frontier("frontier", static_cast<std::size_t>(n));
+  GuardedBuffer<int> next("next_frontier", static_cast<std::size_t>(n));
+  GuardedBuffer<int> counters("counters", kBfsCounters);
+  const BfsWorkspace ws{frontier.data(), next.data(), counters.data()};
+  cudalab::Stream stream;
+  for (const int source : c.sources) {
+    const CaseInfo info = info_of(c, algo, v.name, source);
+    CUDA_CHECK(cudaMemset(depth.data(), 0x7E, depth.size() * sizeof(int)));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    try {
+      switch (algo) {
+        case Algo::edge_parallel:
+          v.edge_parallel(a.data(), b.data(), static_cast<int>(in_a.size()), n, source,
+                          depth.data(), ws, stream.get());
+          break;
+        case Algo::frontier:
+          v.frontier(a.data(), b.data(), n, source, depth.data(), ws, stream.get());
+          break;
+        case Algo::direction_optimizing:
+          v.direction_optimizing(a.data(), b.data(), n, source, depth.data(), ws, stream.get());
+          break;
+      }
+    } catch (const std::exception& e) {
+      return info.header() + ":\n  threw " + e.what();
+    }
+    if (std::string p = check_cuda_errors(info); !p.empty()) return p;
+    for (const GuardedBuffer<int>* scratch : {&frontier, &next, &counters, &depth})
+      if (std::string p = scratch->check_guards(); !p.empty())
+        return info.header() + ":\n  " + p +
+               (scratch == &depth ? ""
+                                  : "\n  frontier overflow: a queue holds at most num_vertices "
+                                    "entries (a vertex must enter it only once)");
+    const std::vector<int> expected = cudalab::sparse::bfs_depths(c.csr, source);
+    if (std::string p = compare_depths(depth.download(), expected, source); !p.empty())
+      return info.header() + ":\n  " + p;
+    if (std::string p = check_input(info, a, in_a); !p.empty()) return p;
+    if (std::string p = check_input(info, b, in_b); !p.empty()) return p;
+  }
+  return "";
+}
+
+double component_edges(const CsrGraph& simple, const std::vector<int>& depth) {
+  double arcs = 0.0;
+  for (int v = 0; v < simple.num_vertices; ++v)
+    if (depth[static_cast<std::size_t>(v)] >= 0) arcs += simple.degree(v);
+  return arcs / 2.0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Performance
+
+DeviceGraph::DeviceGraph(const GraphCase& c)
+    : num_vertices(c.csr.num_vertices),
+      num_edges(static_cast<int>(c.edges.num_edges())),
+      edge_src(c.edges.src),
+      edge_dst(c.edges.dst),
+      row_ptr(c.csr.row_ptr),
+      col_idx(c.csr.col_idx),
+      depth(static_cast<std::size_t>(c.csr.num_vertices)),
+      frontier(static_cast<std::size_t>(c.csr.num_vertices)),
+      next(static_cast<std::size_t>(c.csr.num_vertices)),
+      counters(kBfsCounters) {}
+
+BfsWorkspace DeviceGraph::workspace() {
+  return {frontier.data(), next.data(), counters.data()};
+}
+
+cudalab::Launch DeviceGraph::launch(Algo algo, const BfsVariant& v, int source) {
+  switch (algo) {
+    case Algo::edge_parallel:
+      return [this, f = v.edge_parallel, source](cudaStream_t s) {
+        f(edge_src.data(), edge_dst.data(), num_edges, num_vertices, source, depth.data(),
+          workspace(), s);
+      };
+    case Algo::frontier:
+      return [this, f = v.frontier, source](cudaStream_t s) {
+        f(row_ptr.data(), col_idx.data(), num_vertices, source, depth.data(), workspace(), s);
+      };
+    case Algo::direction_optimizing: break;
+  }
+  return [this, f = v.direction_optimizing, source](cudaStream_t s) {
+    f(row_ptr.data(), col_idx.data(), num_vertices, source, depth.data(), workspace(), s);
+  };
+}
+
+std::vector<int> DeviceGraph::download_depth() const {
+  return depth.download();
+}
+
+namespace {
+
+GraphCase perf_graph(Algo algo, std::uint64_t seed) {
+  if (algo == Algo::edge_parallel) {
+    const std::uint64_t s = derive_seed(seed, 900);
+    return make_case("grid 256 x 256 from a corner (511 levels)",
+                     mixed_directions(cudalab::sparse::grid_graph(256, 256), s), s);
+  }
+  const std::uint64_t s = derive_seed(seed, 901);
+  return make_case("Kronecker scale 20, edge factor 16",
+                   cudalab::sparse::kronecker_graph(20, 16, s), s);
+}
+
+// Graph500 searches from random vertices of nonzero degree: the first such vertex in a seeded
+// random order.
+int perf_source(const GraphCase& g, std::uint64_t seed) {
+  if (g.name.rfind("grid", 0) == 0) return 0;
+  for (int k = 0;; ++k) {
+    const auto v = static_cast<int>(
+        cudalab::random_int(derive_seed(seed, 950 + k), 0, g.csr.num_vertices - 1));
+    if (g.csr.degree(v) > 0) return v;
+  }
+}
+
+}  // namespace
+
+PerfCase::PerfCase(Algo algo_, std::uint64_t seed)
+    : algo(algo_),
+      graph(perf_graph(algo_, seed)),
+      source(perf_source(graph, seed)),
+      expected(cudalab::sparse::bfs_depths(graph.csr, source)),
+      edges(component_edges(graph.csr, expected)),
+      device(graph) {}
+
+Workload PerfCase::workload() const {
+  const double n = graph.csr.num_vertices;
+  const double arcs = static_cast<double>(graph.csr.num_arcs());
+  const double levels = *std::max_element(expected.begin(), expected.end()) + 1.0;
+  // Minimum DRAM traffic of one search. Frontier: the CSR read once (row_ptr (n + 1) ints,
+  // col_idx one int per arc) and depth written once, 4 bytes each. Edge-parallel: the course's
+  // algorithm reads every edge (8 bytes) at every level and depth once per level is not
+  // counted, so the figure is a lower bound of (levels + 1) passes over the edge list.
+  const double bytes =
+      algo == Algo::edge_parallel
+          ? 8.0 * static_cast<double>(graph.edges.num_edges()) * (levels + 1.0) + 4.0 * n
+          : 4.0 * (n + 1.0) + 4.0 * arcs + 4.0 * n;
+  return {std::string(algo_name(algo)) + " BFS, " + graph.name + ", source " +
+              std::to_string(source) + ", " + std::to_string(static_cast<long long>(levels)) +
+              " levels",
+          bytes, 0.0, true};
+}
+
+std::string PerfCase::validate(const BfsVariant& v) {
+  const CaseInfo info = info_of(graph, algo, v.name, source);
+  cudalab::Stream stream;
+  CUDA_CHECK(cudaMemset(device.depth.data(), 0x7E, device.depth.bytes()));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  try {
+    device.launch(algo, v, source)(stream.get());
+  } catch (const std::exception& e) {
+    return info.header() + ":\n  threw " + e.what();
+  }
+  if (std::string p = check_cuda_errors(info); !p.empty()) return p;
+  if (std::string p = compare_depths(device.download_depth(), expected, source); !p.empty())
+    return info.header() + ":\n  " + p;
+  return "";
+}
+
+}  // namespace lab08

@@ -1,0 +1,119 @@
+// Lab 08 grading support: an implementation as a BfsVariant, the graphs (the course's example,
+// generated graphs of every kind, the real graphs), running one BFS on guarded device buffers
+// against the CPU BFS, and the performance workloads with their TEPS.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bfs.h"
+#include "cudalab/device_buffer.h"
+#include "cudalab/sparse/graph.h"
+#include "cudalab/timing.h"
+#include "perf.h"
+
+namespace lab08 {
+
+// One implementation of bfs.h (the student's, the reference).
+struct BfsVariant {
+  std::string name;
+  void (*edge_parallel)(const int* edge_src, const int* edge_dst, int num_edges, int num_vertices,
+                        int source, int* depth, const BfsWorkspace& ws, cudaStream_t stream);
+  void (*frontier)(const int* row_ptr, const int* col_idx, int num_vertices, int source, int* depth,
+                   const BfsWorkspace& ws, cudaStream_t stream);
+  void (*direction_optimizing)(const int* row_ptr, const int* col_idx, int num_vertices, int source,
+                               int* depth, const BfsWorkspace& ws, cudaStream_t stream);
+};
+
+enum class Algo { edge_parallel, frontier, direction_optimizing };
+const char* algo_name(Algo a);  // "edge-parallel", "frontier", "direction-optimising"
+
+// A graph in both layouts: the edge list as read or generated (part 1 gets it as is, self-loops
+// and repeats included) and its undirected CSR (part 2), with the sources to search from.
+struct GraphCase {
+  std::string name;
+  cudalab::sparse::EdgeList edges;
+  cudalab::sparse::CsrGraph csr;
+  std::vector<int> sources;
+  std::uint64_t seed = 0;  // 0: fixed data
+};
+
+// CSR of `edges`: simple (self-loops and repeats removed), or the multigraph that keeps them.
+GraphCase make_case(std::string name, cudalab::sparse::EdgeList edges, std::uint64_t seed,
+                    bool keep_loops_and_duplicates = false);
+
+// The course's example: 7 vertices, edges 0-1, 1-2, 2-3, 3-4, 2-6, 5-6, source 2; depths
+// 2 1 0 1 2 2 1 (two levels), plus the same graph from every other source.
+GraphCase worked_example();
+std::vector<int> worked_example_depths();  // from source 2
+
+// A single vertex; two vertices without an edge; chains (from either end and the middle); grids
+// (square, long and thin, sizes no multiple of a block); a star (one vertex of degree 5000);
+// Kronecker graphs of scales 8 to 14 (hubs, isolated vertices, self-loops and repeats in the edge
+// list); disconnected graphs with isolated vertices; a sparse random graph of many small
+// components. The edge lists of chains and grids are written half one way, half the other
+// (seeded), so that checking only one end of an edge fails. Sources: 0, the last vertex, the
+// highest-degree vertex, random vertices, and an isolated vertex wherever the graph has one.
+std::vector<GraphCase> generated_cases(std::uint64_t seed);
+// Kronecker and random graphs whose CSR KEEPS self-loops and repeated edges (a multigraph): a
+// vertex listed twice as a neighbour must still be visited once.
+std::vector<GraphCase> multigraph_cases(std::uint64_t seed);
+// The real graphs (docs/labs/08-bfs.md, scripts/fetch-data) found in the data folder
+// (CUDALAB_DATA_DIR, default <source>/data): METIS meshes 4elt, copter2, mdual, the US power grid
+// (power.gml.gz, needs zlib) and WormNet. `missing` gets the files not found.
+std::vector<GraphCase> real_cases(std::vector<std::string>* missing);
+std::string data_dir();
+
+// Sources for a graph: 0, the last vertex, the highest-degree vertex, `random` random vertices,
+// and an isolated vertex if there is one (duplicates removed).
+std::vector<int> pick_sources(const cudalab::sparse::CsrGraph& g, int random, std::uint64_t seed);
+
+// Compares depths exactly: "" or a report (the source's depth, unwritten vertices, reachable
+// vertices left at -1, unreachable vertices given a depth, the first 10 differences).
+std::string compare_depths(const std::vector<int>& got, const std::vector<int>& expected,
+                           int source);
+
+// Runs `algo` of `v` from every source of `c` on guarded buffers: depth filled with kUnwritten,
+// guard zones around every buffer (queues and counters included: a queue that overflows writes
+// into them), inputs checked unchanged. "" or the first problem, naming the case and source.
+std::string run_case(const GraphCase& c, Algo algo, const BfsVariant& v);
+inline constexpr int kUnwritten = 0x7E7E7E7E;  // depth's fill: neither -1 nor any depth
+
+// TEPS (Graph500): the edges of the searched component divided by the time. The edges are
+// counted in the simple undirected graph: sum over reached vertices of their degree, halved (an
+// edge inside the component has both ends reached). Self-loops and repeats are not counted.
+double component_edges(const cudalab::sparse::CsrGraph& simple, const std::vector<int>& depth);
+
+// A graph resident on the device with its workspace, for timing.
+struct DeviceGraph {
+  explicit DeviceGraph(const GraphCase& c);
+  int num_vertices, num_edges;
+  cudalab::DeviceBuffer<int> edge_src, edge_dst, row_ptr, col_idx, depth, frontier, next, counters;
+  BfsWorkspace workspace();
+  cudalab::Launch launch(Algo algo, const BfsVariant& v, int source);
+  std::vector<int> download_depth() const;
+};
+
+// The performance workloads: part 2 on a Kronecker graph of scale 20, edge factor 16; part 1 on
+// a 256 x 256 grid from a corner (511 levels: the O(V*E) cost stays bounded).
+struct PerfCase {
+  PerfCase(Algo algo, std::uint64_t seed);
+  Algo algo;
+  GraphCase graph;
+  int source;
+  std::vector<int> expected;
+  double edges;  // component_edges, for TEPS
+  DeviceGraph device;
+  cudalab::grade::Workload workload() const;
+  std::string validate(const BfsVariant& v);  // "" when v's depths are right on this graph
+};
+
+// Runs every case and FAILs the current check with the first three problems (bfs_require.cpp).
+void require_all_pass(const std::vector<GraphCase>& cases, Algo algo, const BfsVariant& v);
+// Validates, reports GTEPS, then grades the ratio against the reference (policy row "08").
+void grade_bfs_performance(Algo algo, const BfsVariant& candidate, const BfsVariant& reference);
+
+}  // namespace lab08

@@ -1,0 +1,110 @@
+// Broken variant of lab 08: the frontier BFS calls the reference solution instead of its own
+// kernel. The student link check (the file linked alone, without the reference) must fail.
+// LINK-REJECT: undefined reference to .*lab08::reference::bfs_frontier
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "bfs.h"
+
+namespace lab08 {
+namespace reference {
+void bfs_frontier(const int* row_ptr, const int* col_idx, int num_vertices, int source, int* depth,
+                  const BfsWorkspace& ws, cudaStream_t stream);
+}  // namespace reference
+}  // namespace lab08
+#include "cudalab/check.h"
+
+namespace lab08 {
+namespace CUDALAB_IMPL {
+
+constexpr int BLOCK_SIZE = 256;
+
+// Throws for arguments bfs.h calls invalid. Provided.
+void check_arguments(const char* what, int num_vertices, int num_edges, int source) {
+  if (num_vertices < 1)
+    throw std::invalid_argument(std::string(what) + ": num_vertices must be at least 1, got " +
+                                std::to_string(num_vertices));
+  if (num_edges < 0)
+    throw std::invalid_argument(std::string(what) + ": num_edges must not be negative, got " +
+                                std::to_string(num_edges));
+  if (source < 0 || source >= num_vertices)
+    throw std::invalid_argument(std::string(what) + ": source " + std::to_string(source) +
+                                " is not a vertex (0 .. " + std::to_string(num_vertices - 1) + ")");
+}
+
+// ---- Part 1: the course's edge-parallel BFS ----------------------------------------------------
+
+__global__ void bfs_init_kernel(int* depth, int num_vertices, int source) {
+  // TODO(1): one thread per vertex: depth 0 for the source, -1 (not visited) for every other
+  //          vertex. Threads past the last vertex do nothing.
+  (void)depth, (void)num_vertices, (void)source;
+}
+
+__global__ void bfs_edge_level_kernel(const int* edge_src, const int* edge_dst, int num_edges,
+                                      int* depth, int current_depth, int* done) {
+  // TODO(2): one thread per edge (u, v): if u has depth current_depth and v is not visited,
+  //          v gets current_depth + 1; the same the other way round. Whenever you write a
+  //          depth, set *done to 0. (Several threads may write the same vertex: see the docs
+  //          page on why that race is harmless here.)
+  (void)edge_src, (void)edge_dst, (void)num_edges, (void)depth, (void)current_depth, (void)done;
+}
+
+void bfs_edge_parallel(const int* edge_src, const int* edge_dst, int num_edges, int num_vertices,
+                       int source, int* depth, const BfsWorkspace& ws, cudaStream_t stream) {
+  check_arguments("bfs_edge_parallel", num_vertices, num_edges, source);
+  int* done = ws.counters;  // one device int for the flag
+  bfs_init_kernel<<<(num_vertices + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE, 0, stream>>>(
+      depth, num_vertices, source);
+  CUDA_CHECK(cudaGetLastError());
+  if (num_edges == 0) return;
+  // TODO(3): the host loop, for current_depth = 0, 1, 2, ...: set the device flag done to 1
+  //          (cudaMemcpyAsync from a host int, or cudaMemsetAsync), launch bfs_edge_level_kernel
+  //          over all edges, copy done back to the host (cudaMemcpyAsync, then
+  //          cudaStreamSynchronize(stream) before you read it), and stop when it is still 1.
+  //          A BFS has fewer than num_vertices levels: never loop more often than that.
+  //          Check each launch with CUDA_CHECK(cudaGetLastError()).
+  bfs_edge_level_kernel<<<1, 1, 0, stream>>>(edge_src, edge_dst, num_edges, depth, 0, done);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+// ---- Part 2: the frontier (queue) BFS on CSR -------------------------------------------------
+
+__global__ void bfs_frontier_kernel(const int* row_ptr, const int* col_idx, const int* frontier,
+                                    int frontier_size, int* depth, int next_depth,
+                                    int* next_frontier, int* next_frontier_size) {
+  // TODO(4): one thread per vertex u = frontier[i] of the current frontier: for each neighbour
+  //          v of u (col_idx[row_ptr[u] .. row_ptr[u+1])), claim v if it is not visited, so
+  //          that exactly ONE thread succeeds even when several frontier vertices share v (an
+  //          atomic on depth[v]); the winner sets its depth to next_depth and appends v to
+  //          next_frontier at a slot taken with atomicAdd on *next_frontier_size.
+  (void)row_ptr, (void)col_idx, (void)frontier, (void)frontier_size, (void)depth, (void)next_depth,
+      (void)next_frontier, (void)next_frontier_size;
+}
+
+void bfs_frontier(const int* row_ptr, const int* col_idx, int num_vertices, int source, int* depth,
+                  const BfsWorkspace& ws, cudaStream_t stream) {
+  check_arguments("bfs_frontier", num_vertices, 0, source);
+  // TODO(5): initialise the depths (bfs_init_kernel works here too) and the first frontier,
+  //          the queue ws.frontier = {source} of size 1. Then for each level while the frontier
+  //          is not empty: zero the next frontier's size (a device int: use ws.counters[0]),
+  //          launch bfs_frontier_kernel with one thread per frontier vertex (writing
+  //          ws.next_frontier), copy the size back to the host (synchronize the stream before
+  //          reading it), and swap the two queues. At most num_vertices levels.
+  // BUG: the reference does the work
+  lab08::reference::bfs_frontier(row_ptr, col_idx, num_vertices, source, depth, ws, stream);
+}
+
+// ---- Stretch: direction-optimising BFS ---------------------------------------------------------
+
+void bfs_direction_optimizing(const int* row_ptr, const int* col_idx, int num_vertices, int source,
+                              int* depth, const BfsWorkspace& ws, cudaStream_t stream) {
+  // TODO(6) (optional, not graded): when the frontier holds many edges, run the level bottom-up
+  //          instead: every unvisited vertex looks through its own neighbours for one at the
+  //          current depth and stops at the first. Switch back to the queue when the frontier
+  //          is small again (docs page, "Going further").
+  bfs_frontier(row_ptr, col_idx, num_vertices, source, depth, ws, stream);
+}
+
+}  // namespace CUDALAB_IMPL
+}  // namespace lab08
