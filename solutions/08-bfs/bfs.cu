@@ -119,6 +119,7 @@ __global__ void bfs_edge_level_kernel(const int* __restrict__ edge_src,
 // Where a level's winners go: the next frontier in global memory (multi-block levels) or in
 // shared memory with an overflow into global memory (the single-block kernel).
 struct GlobalQueue {
+  static constexpr bool kFilter = true;  // read depth before the CAS: most neighbours are visited
   int* queue;
   int* size;
   __device__ int reserve(int n) const { return atomicAdd(size, n); }
@@ -127,6 +128,9 @@ struct GlobalQueue {
 
 template <int kCapacity>
 struct SharedQueue {
+  // No filter: the single-block levels are latency-bound, and the read before the CAS would add
+  // a round trip to global memory to every level.
+  static constexpr bool kFilter = false;
   int* shared_queue;  // kCapacity entries in shared memory
   int* size;          // in shared memory
   int* overflow;      // global queue: slots >= kCapacity go to the same slot here
@@ -145,7 +149,8 @@ struct SharedQueue {
 template <bool kCountEdges, typename Queue>
 __device__ __forceinline__ void visit(int v, const int* __restrict__ row_ptr, int* depth,
                                       int next_depth, const Queue& next, int* frontier_edges) {
-  if (depth[v] != -1) return;  // cheap filter; the CAS decides
+  if constexpr (Queue::kFilter)
+    if (depth[v] != -1) return;  // cheap filter; the CAS decides
   if (atomicCAS(&depth[v], -1, next_depth) != -1) return;
   cg::coalesced_group g = cg::coalesced_threads();
   int base = 0;
