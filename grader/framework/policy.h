@@ -32,6 +32,21 @@ inline constexpr LabPolicy kLabPolicies[] = {
                               // and 4.39 (global) on an H200
     {"06", 3.00, 8.00, 5},    // plain answer r = 1.72 (reverse) and 1.98 (convolution) on an
                               // H200, two runs; 5 points for each of memcheck, racecheck, synccheck
+    {"07", 4.00, 12.00, 5},   // AWAITS MEASUREMENT on a GPU (chosen generously, not measured):
+                              // per format against the reference's same format on 2D Poisson
+                              // 2048^2 and power-law rows; the plain answer (passing/, e.g. a
+                              // whole warp per 5-entry row, COO atomics without a segmented
+                              // reduction) must keep full credit; 5 points each for memcheck and
+                              // racecheck
+    {"08", 12.00, 40.00, 5},  // AWAITS MEASUREMENT on a GPU (estimated, not measured): part 2
+                              // on Kronecker scale 20 is bound by its hubs (largest degree
+                              // 64,589 with the grader's seed): a plain thread per frontier
+                              // vertex walks that list alone, one atomicCAS after another
+                              // (roughly 30 ms), while the reference spreads it over a block;
+                              // part 1 (256 x 256 grid, 511 levels: one read-back per level vs
+                              // one per 8) should sit near r = 3 to 5. The plain answer
+                              // (passing/) must keep full credit; 5 points each for memcheck
+                              // and racecheck
     {"09", 3.00, 10.00, 5},   // the reference keeps 4 bodies per thread; the plain tiled answer
                               // (one body per thread, 1/sqrtf) measured r = 2.38 on an H200 and
                               // must keep full credit; one thread per block is far beyond r_zero;
