@@ -1,0 +1,151 @@
+// Lab 10 graded checks: the forward convolution layer of a CNN.
+//
+// Correctness against the double CPU reference (cnn_cpu.h), for both kernels: shapes with
+// small-integer values compared exactly (1 x 1 outputs, odd sizes, C = 1, M not a multiple of any
+// tile, K = 1 to 7, wide and tall images, B > 1), random floats with K = 1, 3, 5 and 7 within the
+// error bound of conv_tolerance, the course's two layers at a batch of 16, and the fast kernel on
+// the course's layers at a batch of 500. End to end: the network of network.h on the real
+// Fashion-MNIST test set with the candidate's fast kernel must reach the reference's accuracy
+// within 0.1 points. Performance: the fast kernel against the reference's on both course layers
+// at B = 10000. The technique check reads the candidate's PTX: conv_forward_fast_kernel must use
+// shared or constant memory. The sanitize label runs memcheck and racecheck.
+#include <cmath>
+#include <filesystem>
+
+#include "cnn_cpu.h"
+#include "grading.h"
+#include "impls.h"
+#include "network.h"
+#include "technique.h"
+
+using cudalab::grade::base_seed;
+using lab10::Kernel;
+
+GRADED_CHECK("fast kernel uses shared or constant memory", "[lab10][technique]", 10, Needs::host) {
+  std::string problem;
+  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
+                                                     "conv_forward_fast_kernel", &problem);
+  if (!problem.empty()) FAIL(problem);
+  for (const auto& k : kernels) {
+    const int shared_loads = cudalab::grade::count_instructions(k.body, "ld.shared");
+    const int shared_stores = cudalab::grade::count_instructions(k.body, "st.shared");
+    const int barriers = cudalab::grade::count_instructions(k.body, "bar.sync") +
+                         cudalab::grade::count_instructions(k.body, "barrier.sync");
+    const int constant_loads = cudalab::grade::count_instructions(k.body, "ld.const");
+    CAPTURE(k.name, shared_loads, shared_stores, barriers, constant_loads);
+    const bool shared_tile = shared_loads > 0 && shared_stores > 0 && barriers > 0;
+    if (!shared_tile && constant_loads == 0)
+      FAIL("no shared or constant memory in conv_forward_fast_kernel (" + k.name +
+           "): its PTX has " + std::to_string(shared_stores) + " st.shared, " +
+           std::to_string(shared_loads) + " ld.shared, " + std::to_string(barriers) +
+           " barrier(s) and " + std::to_string(constant_loads) +
+           " ld.const; the optimised kernel must stage data in shared memory (stored, "
+           "synchronized, read back) or read the weights from a __constant__ buffer");
+  }
+}
+
+GRADED_CHECK("direct kernel: shapes (1 x 1 outputs, odd sizes, C = 1, K = 1 to 7), exact",
+             "[lab10][correctness]", 10, Needs::gpu) {
+  lab10::require_all_pass(lab10::shape_cases(base_seed()), lab10::kCandidate, Kernel::direct);
+}
+
+GRADED_CHECK("direct kernel: random floats, K = 1, 3, 5, 7", "[lab10][correctness]", 5,
+             Needs::gpu) {
+  lab10::require_all_pass(lab10::random_float_cases(base_seed()), lab10::kCandidate,
+                          Kernel::direct);
+}
+
+GRADED_CHECK(
+    "fast kernel: shapes (1 x 1 outputs, odd sizes, C = 1, M not a multiple of the "
+    "tile, K = 1 to 7), exact",
+    "[lab10][correctness]", 15, Needs::gpu) {
+  lab10::require_all_pass(lab10::shape_cases(base_seed()), lab10::kCandidate, Kernel::fast);
+}
+
+GRADED_CHECK("fast kernel: random floats, K = 1, 3, 5, 7", "[lab10][correctness]", 5, Needs::gpu) {
+  lab10::require_all_pass(lab10::random_float_cases(base_seed()), lab10::kCandidate, Kernel::fast);
+}
+
+GRADED_CHECK("both kernels: the course's layers at a batch of 16", "[lab10][correctness]", 10,
+             Needs::gpu) {
+  const auto cases = lab10::course_shape_cases(base_seed());
+  lab10::require_all_pass(cases, lab10::kCandidate, Kernel::direct);
+  lab10::require_all_pass(cases, lab10::kCandidate, Kernel::fast);
+}
+
+GRADED_CHECK("fast kernel: the course's layers at a batch of 500", "[lab10][correctness][large]", 5,
+             Needs::gpu) {
+  lab10::require_all_pass(lab10::course_shape_cases(base_seed(), 500), lab10::kCandidate,
+                          Kernel::fast);
+}
+
+GRADED_CHECK("Fashion-MNIST test set: the network reaches the reference's accuracy",
+             "[lab10][correctness][large]", 10, Needs::gpu) {
+  const std::string dir = lab10::fashion_mnist_dir();
+  const std::string images = lab10::fashion_mnist_test_images(dir);
+  const std::string weights_path = lab10::default_weights_path();
+  if (!std::filesystem::exists(images)) {
+    cudalab::grade::skip_check("Fashion-MNIST not found: " + images +
+                               " (scripts/fetch-data fashion-mnist installs it; or set "
+                               "CUDALAB_DATA_DIR)");
+    return;
+  }
+  if (!std::filesystem::exists(weights_path)) {
+    cudalab::grade::skip_check("network weights not found: " + weights_path +
+                               " (scripts/train-cnn.py writes them; or set CUDALAB_CNN_WEIGHTS)");
+    return;
+  }
+  const lab10::FashionMnist data = lab10::read_fashion_mnist_test(dir);
+  const lab10::NetWeights weights = lab10::read_weights(weights_path);
+  const lab10::NetworkResult ref =
+      lab10::run_network(data, weights, lab10::kReference, Kernel::fast);
+  cudalab::grade::measure("reference_accuracy", ref.accuracy);
+  // The reference itself must reproduce the training's accuracy: otherwise the data or the
+  // weights are not the ones committed, and no student result would mean anything.
+  for (const double expected :
+       {static_cast<double>(weights.trained_accuracy), lab10::kReferenceAccuracy}) {
+    if (expected > 0.0 && std::fabs(ref.accuracy - expected) > lab10::kAccuracyTolerance)
+      FAIL("grader problem, not yours: the reference network reaches " +
+           cudalab::format_value(ref.accuracy) + "% but " + cudalab::format_value(expected) +
+           "% was recorded for these weights (" + weights_path +
+           "); the data or the weights file is not the committed one");
+  }
+  lab10::NetworkResult got;
+  try {
+    got = lab10::run_network(data, weights, lab10::kCandidate, Kernel::fast);
+  } catch (const std::exception& e) {
+    FAIL(std::string("the network with conv_forward_fast threw: ") + e.what());
+  }
+  cudalab::grade::measure("accuracy", got.accuracy);
+  cudalab::grade::measure("network_ms", got.ms);
+  int differ = 0;
+  for (std::size_t i = 0; i < got.predictions.size(); ++i)
+    differ += got.predictions[i] != ref.predictions[i];
+  std::printf(
+      "Fashion-MNIST test set: %s %.2f%% (%d of %d), reference %.2f%%; %d predictions "
+      "differ; network %.3f ms\n",
+      lab10::kCandidate.name.c_str(), got.accuracy, got.correct, got.count, ref.accuracy, differ,
+      got.ms);
+  if (std::fabs(got.accuracy - ref.accuracy) > lab10::kAccuracyTolerance)
+    FAIL("network accuracy " + cudalab::format_value(got.accuracy) + "%, expected " +
+         cudalab::format_value(ref.accuracy) + "% (the reference's) within " +
+         cudalab::format_value(lab10::kAccuracyTolerance) + " points; " + std::to_string(differ) +
+         " of " + std::to_string(got.count) +
+         " predictions differ from the reference's: the conv layers compute something else");
+}
+
+GRADED_CHECK("performance vs reference: course layer 1 (C = 1, M = 12)", "[lab10][perf]", 10,
+             Needs::gpu) {
+  lab10::grade_layer_performance(1, lab10::kCandidate, lab10::kReference);
+}
+
+GRADED_CHECK("performance vs reference: course layer 2 (C = 12, M = 24)", "[lab10][perf]", 10,
+             Needs::gpu) {
+  lab10::grade_layer_performance(2, lab10::kCandidate, lab10::kReference);
+}
+
+GRADED_CHECK("timing harness self-check", "[lab10][selfcheck]", 0, Needs::gpu) {
+  lab10::PerfCase perf(2, base_seed());
+  cudalab::grade::check_timing_harness(perf.launch(lab10::kReference, Kernel::fast),
+                                       perf.workload());
+}
