@@ -32,25 +32,24 @@ inline constexpr LabPolicy kLabPolicies[] = {
                               // and 4.39 (global) on an H200
     {"06", 3.00, 8.00, 5},    // plain answer r = 1.72 (reverse) and 1.98 (convolution) on an
                               // H200, two runs; 5 points for each of memcheck, racecheck, synccheck
-    {"07", 4.00, 12.00, 5},   // AWAITS MEASUREMENT on a GPU (chosen generously, not measured):
-                              // per format against the reference's same format on 2D Poisson
-                              // 2048^2 and power-law rows; the plain answer (passing/, e.g. a
-                              // whole warp per 5-entry row, COO atomics without a segmented
-                              // reduction) must keep full credit; 5 points each for memcheck and
-                              // racecheck
-    {"08", 12.00, 40.00, 5},  // AWAITS MEASUREMENT on a GPU (estimated, not measured): part 2
-                              // on Kronecker scale 20 is bound by its hubs (largest degree
-                              // 64,589 with the grader's seed): a plain thread per frontier
-                              // vertex walks that list alone, one atomicCAS after another
-                              // (roughly 30 ms), while the reference spreads it over a block;
-                              // part 1 (256 x 256 grid, 511 levels: one read-back per level vs
-                              // one per 8) should sit near r = 3 to 5. The plain answer
-                              // (passing/) must keep full credit; 5 points each for memcheck
-                              // and racecheck
+    {"07", 8.00, 24.00, 5},   // per format against the reference's same format on 2D Poisson
+                              // 2048^2 and power-law rows; the plain answer (a whole warp per
+                              // 5-entry row, COO atomics without a segmented reduction) measured
+                              // r = 5.85 at worst (CSR vector on Poisson) on an H200;
+                              // 5 points each for memcheck and racecheck
+    {"08", 8.00, 25.00, 5},   // the plain answer (the course's edge-parallel BFS, a thread per
+                              // frontier vertex) measured r = 3.81 (256 x 256 grid) and 5.91
+                              // (Kronecker scale 20, whose hubs one thread walks alone) on an
+                              // H200; 5 points each for memcheck and racecheck
     {"09", 3.00, 10.00, 5},   // the reference keeps 4 bodies per thread; the plain tiled answer
                               // (one body per thread, 1/sqrtf) measured r = 2.38 on an H200 and
                               // must keep full credit; one thread per block is far beyond r_zero;
                               // 5 points for each of memcheck, racecheck, synccheck
+    {"10", 15.00, 45.00, 5},  // each course layer at B = 10000 against the reference's fused
+                              // implicit GEMM (4 pixels x 12 maps per thread); the plain answer
+                              // (a 16 x 16 shared tile per map, weights from global memory)
+                              // measured r = 9.15 (C = 1) and 11.22 (C = 12) on an H200;
+                              // 5 points each for memcheck and racecheck
 };
 
 // Throws std::out_of_range for an unknown lab.

@@ -21,10 +21,10 @@
 
 namespace lab10 {
 
-// The test-set accuracy our reference reaches with the committed weights, in percent, as measured
-// on a GPU after training (docs/labs/10-cnn-layer.md). 0 until the weights are committed; the
-// grader then checks the reference against the accuracy recorded in the weights file only.
-inline constexpr double kReferenceAccuracy = 0.0;
+// The test-set accuracy our reference reaches with the committed weights, in percent: 88.74
+// (8874 of 10000), measured by scripts/train-cnn.py with PyTorch on an H200 on 2026-11-22 and
+// matched within 0.1 points by the CUDA network in the same run (docs/labs/10-cnn-layer.md).
+inline constexpr double kReferenceAccuracy = 88.74;
 // A student's network must reach the reference's accuracy within this many percentage points:
 // another summation order may move a borderline image's logits across each other (one image is
 // 0.01 points of the 10000).
