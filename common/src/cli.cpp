@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include "cudalab/check.h"
@@ -46,6 +47,11 @@ void require_odd_positive(std::int64_t value, const std::string& what) {
   if (value <= 0 || value % 2 == 0)
     throw UsageError(what + " must be odd and positive (a centred mask), got " +
                      std::to_string(value));
+}
+
+void require_writable(const std::string& path, const std::string& what) {
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) throw UsageError(what + ": cannot write '" + path + "'");
 }
 
 std::string parse_choice(const std::string& text, const std::string& what,

@@ -2,6 +2,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -108,6 +110,21 @@ TEST_CASE("require_odd_positive accepts odd positive values only", "[common][cli
     CHECK(contains(message, "mask width"));
     CHECK(contains(message, std::to_string(value)));
   }
+}
+
+TEST_CASE("require_writable refuses a path that cannot be written, and keeps a file's contents",
+          "[common][cli]") {
+  const std::string message =
+      usage_error_of([] { cudalab::require_writable("/nonexistent/dir/out.json", "--json"); });
+  CHECK(message == "--json: cannot write '/nonexistent/dir/out.json'");
+  const std::string path = "/tmp/cudalab-require-writable-test.txt";
+  std::ofstream(path) << "kept";
+  CHECK_NOTHROW(cudalab::require_writable(path, "--json"));
+  std::ifstream in(path);
+  std::string text;
+  in >> text;
+  CHECK(text == "kept");
+  std::remove(path.c_str());
 }
 
 TEST_CASE("guarded_main passes the body's exit code through silently", "[common][cli]") {

@@ -37,6 +37,11 @@ std::int64_t parse_int_in_range(const std::string& text, const std::string& what
 // Throws UsageError unless `value` is odd and positive.
 void require_odd_positive(std::int64_t value, const std::string& what);
 
+// Throws UsageError ("<what>: cannot write '<path>'") unless `path` can be opened for writing.
+// Runners check their output files while parsing, before any GPU work. The file is opened for
+// appending, so an existing file keeps its contents; a missing one is created (empty).
+void require_writable(const std::string& path, const std::string& what);
+
 // `text` if it is one of `choices`; otherwise UsageError naming `what` and the choices.
 std::string parse_choice(const std::string& text, const std::string& what,
                          const std::vector<std::string>& choices);

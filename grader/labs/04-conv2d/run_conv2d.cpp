@@ -45,12 +45,6 @@ struct Options {
   bool bench = false, list_filters = false;
 };
 
-// Fails now, with a usage error, if `path` cannot be created (before any GPU work).
-void require_writable(const std::string& path, const std::string& what) {
-  std::ofstream probe(path, std::ios::app);
-  if (!probe) throw cudalab::UsageError(what + ": cannot write '" + path + "'");
-}
-
 Options parse(int argc, char** argv) {
   cxxopts::Options cli(kProgram, "Lab 04: 2D convolution of images with the course's filters");
   using cxxopts::value;
@@ -98,11 +92,11 @@ Options parse(int argc, char** argv) {
   if (r.count("input")) o.input = r["input"].as<std::string>();
   if (r.count("output")) {
     o.output = r["output"].as<std::string>();
-    require_writable(o.output, "--output");
+    cudalab::require_writable(o.output, "--output");
   }
   if (r.count("json")) {
     o.json = r["json"].as<std::string>();
-    require_writable(o.json, "--json");
+    cudalab::require_writable(o.json, "--json");
   }
   return o;
 }

@@ -60,11 +60,6 @@ const Generator& generator(const std::string& name) {
                             "' (poisson2d, poisson3d, powerlaw, longrow, empty, random)");
 }
 
-void require_writable(const std::string& path, const std::string& what) {
-  std::ofstream probe(path, std::ios::app);
-  if (!probe) throw cudalab::UsageError(what + ": cannot write '" + path + "'");
-}
-
 Options parse(int argc, char** argv) {
   cxxopts::Options cli(kProgram, "Lab 07: sparse matrix-vector multiply in CSR, ELL, COO, HYB");
   using cxxopts::value;
@@ -111,7 +106,7 @@ Options parse(int argc, char** argv) {
   o.bench = r.count("bench") > 0;
   if (r.count("json")) {
     o.json = r["json"].as<std::string>();
-    require_writable(o.json, "--json");
+    cudalab::require_writable(o.json, "--json");
   }
   return o;
 }

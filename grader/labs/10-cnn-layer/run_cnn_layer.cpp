@@ -43,11 +43,6 @@ struct Options {
   bool bench = false, network = false, batch_given = false;
 };
 
-void require_writable(const std::string& path, const std::string& what) {
-  std::ofstream probe(path, std::ios::app);
-  if (!probe) throw cudalab::UsageError(what + ": cannot write '" + path + "'");
-}
-
 Options parse(int argc, char** argv) {
   cxxopts::Options cli(kProgram, "Lab 10: the forward convolution layer of a CNN");
   using cxxopts::value;
@@ -116,7 +111,7 @@ Options parse(int argc, char** argv) {
   if (r.count("json")) {
     if (!o.bench) throw cudalab::UsageError("--json goes with --bench");
     o.json = r["json"].as<std::string>();
-    require_writable(o.json, "--json");
+    cudalab::require_writable(o.json, "--json");
   }
   return o;
 }
