@@ -1,8 +1,9 @@
 #include "image_io.h"
 
+#include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <limits>
 
 #define STB_IMAGE_IMPLEMENTATION
@@ -18,11 +19,19 @@ namespace {
 // stb_image reads a binary PGM/PPM (P5/P6) whose pixel data is cut short without complaint, filling
 // the rest with zeros; so check it ourselves: the header's width, height and maxval must be valid
 // numbers and the file must hold width * height * channels bytes (2 each above maxval 255) after
-// them. Other formats are left to stb, which checks them.
+// them. A header is read from the first 4 KiB (a longer one, all comments, is refused). Other
+// formats are left to stb, which checks them.
 void check_binary_pnm(const std::string& path) {
+  // Only the header (magic, three numbers, comments) is parsed; the file's size gives the amount
+  // of pixel data, so the pixels are not read here (stb reads them).
   std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes(4096, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
   if (bytes.size() < 2 || bytes[0] != 'P' || (bytes[1] != '5' && bytes[1] != '6')) return;
+  std::error_code ec;
+  const auto file_size = static_cast<long long>(std::filesystem::file_size(path, ec));
+  if (ec) return;  // stb reports a file it cannot read
   std::size_t pos = 2;
   long long fields[3] = {0, 0, 0};  // width, height, maxval
   for (long long& field : fields) {
@@ -43,10 +52,10 @@ void check_binary_pnm(const std::string& path) {
   ++pos;  // the single whitespace after maxval
   const long long channels = bytes[1] == '6' ? 3 : 1;
   const long long need = fields[0] * fields[1] * channels * (fields[2] > 255 ? 2 : 1);
-  if (fields[2] > 65535 || pos > bytes.size() || static_cast<long long>(bytes.size() - pos) < need)
+  const long long have = std::max(0LL, file_size - static_cast<long long>(pos));
+  if (fields[2] > 65535 || have < need)
     throw ImageError("cannot read image '" + path + "': PNM data cut short (" +
-                     std::to_string(pos > bytes.size() ? 0 : bytes.size() - pos) + " of " +
-                     std::to_string(need) + " bytes)");
+                     std::to_string(have) + " of " + std::to_string(need) + " bytes)");
 }
 
 }  // namespace
