@@ -58,6 +58,11 @@ std::vector<int> worked_example_depths();  // from source 2
 // (seeded), so that checking only one end of an edge fails. Sources: 0, the last vertex, the
 // highest-degree vertex, random vertices, and an isolated vertex wherever the graph has one.
 std::vector<GraphCase> generated_cases(std::uint64_t seed);
+// Chains of 1,000 and 3,000 vertices and a 3 x 700 grid (written half one way, half the other, as
+// above): thousands of levels. Their checks are tagged [large]: under compute-sanitizer racecheck,
+// which inspects every shared-memory access between two barriers, a search of thousands of
+// levels takes many minutes.
+std::vector<GraphCase> long_cases(std::uint64_t seed);
 // Kronecker and random graphs whose CSR KEEPS self-loops and repeated edges (a multigraph): a
 // vertex listed twice as a neighbour must still be visited once.
 std::vector<GraphCase> multigraph_cases(std::uint64_t seed);

@@ -279,9 +279,9 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
   };
   // Kronecker (Graph500, edge factor 16): small-world, a few levels, hubs. Grids and chains: the
   // high-diameter cases where the edge-parallel version pays O(V*E).
-  const Class classes[] = {{"kronecker", 16, 0},       {"kronecker", 20, 0}, {"kronecker", 22, 0},
-                           {"grid", 0, 256},           {"grid", 0, 1024},    {"chain", 0, 20000},
-                           {"disconnected", 0, 100000}};
+  const Class classes[] = {{"kronecker", 16, 0}, {"kronecker", 20, 0},       {"kronecker", 22, 0},
+                           {"grid", 0, 256},     {"grid", 0, 1024},          {"grid", 0, 2048},
+                           {"chain", 0, 20000},  {"disconnected", 0, 100000}};
   std::vector<Row> rows;
   print_header();
   cudalab::Stream stream;
