@@ -37,7 +37,7 @@
 // fewer otherwise, and 64-thread blocks when n is too small even for K = 1. Then the source split:
 // with K = 4, n = 2^18 gives only 512 blocks of 4 warps, about 4 blocks (16 warps) per SM, too few
 // warps to keep the schedulers issuing (measured on an H200: 52% of the FP32 peak); splitting the
-// sources into S runs gives S times the blocks (about 64 per SM in all), and 60 to 62% of the peak
+// sources into S runs gives S times the blocks (about 64 per SM in all), and 61% of the peak
 // for n = 2^18 .. 2^20 at the price of 3 atomics per body and run. The instruction mix caps this
 // kernel at 20 / (2 x 13.25) = 75% of the peak; the rest is issue stalls (docs/labs/09-nbody.md).
 #include <cstddef>
