@@ -99,8 +99,7 @@ Options parse(int argc, char** argv) {
   o.bench = r.count("bench") > 0;
   if (r.count("json")) {
     o.json = r["json"].as<std::string>();
-    if (!std::ofstream(o.json))
-      throw cudalab::UsageError("cannot write --json file '" + o.json + "'");
+    cudalab::require_writable(o.json, "--json");
   }
   return o;
 }

@@ -85,10 +85,13 @@ Options parse(int argc, char** argv) {
   o.every = static_cast<int>(
       cudalab::parse_int_in_range(r["every"].as<std::string>(), "--every", 1, INT_MAX));
   o.bench = r.count("bench") > 0;
-  if (r.count("json")) o.json = r["json"].as<std::string>();
+  if (r.count("json")) {
+    o.json = r["json"].as<std::string>();
+    cudalab::require_writable(o.json, "--json");
+  }
   if (r.count("csv")) {
     o.csv = r["csv"].as<std::string>();
-    if (!std::ofstream(o.csv)) throw cudalab::UsageError("cannot write --csv file '" + o.csv + "'");
+    cudalab::require_writable(o.csv, "--csv");
   }
   return o;
 }
