@@ -7,7 +7,7 @@
 #include "cudalab/device_buffer.h"
 
 #if defined(CUDALAB_HAVE_CUDNN)
-#include <cudnn.h>
+#include "cudnn_util.h"
 #endif
 
 namespace lab04::baseline {
@@ -73,28 +73,8 @@ const Conv2dVariant kNaive{"naive (global memory)", &naive_set_mask, &naive_conv
 
 #if defined(CUDALAB_HAVE_CUDNN)
 
-namespace {
-
-void cudnn_check(cudnnStatus_t status, const char* what) {
-  if (status != CUDNN_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuDNN: ") + what + ": " + cudnnGetErrorString(status));
-}
-
-const char* algorithm_name(cudnnConvolutionFwdAlgo_t a) {
-  switch (a) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
-    default: return "other";
-  }
-}
-
-}  // namespace
+using cudalab::grade::cudnn_algorithm_name;
+using cudalab::grade::cudnn_check;
 
 struct CudnnConv2d::State {
   cudnnHandle_t handle = nullptr;
@@ -161,7 +141,7 @@ CudnnConv2d::CudnnConv2d(int width, int height, const std::vector<float>& mask, 
     found = true;
   }
   if (!found) throw std::runtime_error("cuDNN: no FP32 (FMA) forward algorithm for this problem");
-  s.algo_name = algorithm_name(s.algo);
+  s.algo_name = cudnn_algorithm_name(s.algo);
   s.workspace = cudalab::DeviceBuffer<unsigned char>(s.workspace_bytes > 0 ? s.workspace_bytes : 1);
 }
 
