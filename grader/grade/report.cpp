@@ -165,9 +165,21 @@ std::string lab_table(const LabResult& lab, bool color) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "r = %.3f", it->second);
         detail = buf;
-        if (auto g = c.measurements.find("candidate_gbs"); g != c.measurements.end()) {
-          std::snprintf(buf, sizeof buf, ", %.0f GB/s (%.0f%% of copy)", g->second,
-                        c.measurements.at("candidate_pct_copy"));
+        // The figure of the roofline that binds: bandwidth against the copy bandwidth, or
+        // GFLOP/s against the FP32 peak, whichever share is larger (an N-body kernel moves a
+        // few bytes; an SpMV does a few flops).
+        const auto value = [&c](const char* key) {
+          const auto found = c.measurements.find(key);
+          return found == c.measurements.end() ? -1.0 : found->second;
+        };
+        const double gbs = value("candidate_gbs"), pct_copy = value("candidate_pct_copy");
+        const double gflops = value("candidate_gflops"),
+                     pct_peak = value("candidate_pct_fp32_peak");
+        if (gflops >= 0 && pct_peak >= 0 && pct_peak > pct_copy) {
+          std::snprintf(buf, sizeof buf, ", %.0f GFLOP/s (%.0f%% of FP32 peak)", gflops, pct_peak);
+          detail += buf;
+        } else if (gbs >= 0 && pct_copy >= 0) {
+          std::snprintf(buf, sizeof buf, ", %.0f GB/s (%.0f%% of copy)", gbs, pct_copy);
           detail += buf;
         }
       }

@@ -195,6 +195,17 @@ TEST_CASE("the plain lab table shows every status, the total and failure details
   CHECK(contains(perf_row, "PARTIAL"));
   CHECK(contains(perf_row, "13.5/20"));
   CHECK(contains(perf_row, "r = 1.800, 850 GB/s (42% of copy)"));
+  // A compute-bound check shows its GFLOP/s instead: the larger share of its roofline.
+  LabResult compute = r.labs[0];
+  for (auto& c : compute.checks)
+    if (c.measurements.count("ratio"))
+      c.measurements = {{"ratio", 1.2},
+                        {"candidate_gbs", 0.4},
+                        {"candidate_pct_copy", 0.01},
+                        {"candidate_gflops", 40670.0},
+                        {"candidate_pct_fp32_peak", 60.8}};
+  CHECK(contains(line_with(cudalab::grade::lab_table(compute, false), "performance"),
+                 "r = 1.200, 40670 GFLOP/s (61% of FP32 peak)"));
   const std::string fail_row = line_with(table, "random cases");
   CHECK(contains(fail_row, "FAIL"));
   CHECK(contains(fail_row, "0/10"));
