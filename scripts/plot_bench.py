@@ -7,7 +7,7 @@ The kind of plot follows the JSON's "lab" field:
 - 07-spmv: one group of bars per matrix, the reference's formats and cuSPARSE CSR, effective
   bandwidth as % of the copy bandwidth measured in the same run;
 - 09-nbody: GFLOP/s (20 flops per interaction) of every variant against n, with the FP32 peak and
-  the 75.5% ceiling of the instruction mix;
+  the 75.5% ceiling of a kernel that computes every ordered pair;
 - otherwise (the convolution labs): one panel per mask width, effective bandwidth (GB/s) of every
   variant against the problem size, with the copy bandwidth as the roofline.
 Needs matplotlib (Debian: python3-matplotlib).
@@ -120,7 +120,7 @@ def plot_nbody(plt, rows, device):
     ax.axhline(peak, color="black", linestyle="--", linewidth=1,
                label=f"FP32 peak ({peak / 1000:.1f} TFLOP/s)")
     ax.axhline(0.755 * peak, color="gray", linestyle=":", linewidth=1,
-               label="ceiling of 13.25 issues per interaction (75.5%)")
+               label="one-sided ceiling: 13.25 issues per interaction (75.5%)")
     ax.axhline(0.70 * peak, color="red", linestyle=":", linewidth=1, label="target: 70%")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("bodies n")

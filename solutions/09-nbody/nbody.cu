@@ -7,39 +7,63 @@
 //   f = m_j * inv * inv * inv            3 flops (3 FMUL)
 //   a_i += d * f                         6 flops (3 FFMA)
 // That is 12 FP32 instructions (FFMA counted once) and one MUFU per interaction; an SM issues one
-// warp instruction per clock per scheduler, so even with nothing else to issue the kernel cannot
-// exceed 20 / (2 x 13) = 77% of the FP32 peak (which counts an FFMA as 2 flops on every lane).
-// Everything else (shared-memory loads, loop control) has to be spread thin.
+// warp instruction per clock per scheduler, so a kernel that computes every (i, j) on its own
+// cannot exceed 20 / (2 x 13) = 77% of the FP32 peak (which counts an FFMA as 2 flops on every
+// lane), whatever it does with its memory.
+//
+// Newton's third law gets past that: the pair (i, j) and the pair (j, i) share d (up to sign), s,
+// inv and inv^3; only the masses differ. Computed once for both bodies,
+//   inv3 = inv * inv * inv;   f_i = m_j inv3;   f_j = -m_i inv3;   a_i += d f_i;   a_j += d f_j
+// is 17 instructions for 2 interactions, 8.5 per interaction instead of 13. The interactions/s
+// (and the GFLOP/s at 20 flops per interaction) still count all n^2 ordered pairs: the same
+// answer, in less time. The catch is where a_j lives: in another thread.
 //
 // Kernels:
 //   nbody_naive_kernel           one thread per destination body, every source read through the
 //                                read-only cache (a warp reads the same body: one transaction).
-//   nbody_tiled_kernel<B, K>     the course's tiles: B threads per block, the block stages B source
-//                                bodies (float4, mass in w) at a time in shared memory; each thread
-//                                keeps K destination bodies in registers (i, i + B, ..., i +
-//                                (K-1)B) so one broadcast LDS.128 of a source body feeds K
-//                                interactions, and the K chains are independent work for the
-//                                scheduler. The inner loop is unrolled; 1/sqrt is rsqrt.approx.ftz
-//                                (one MUFU, no denormal fix-up: s >= eps^2 > 0 is never denormal in
-//                                practice). The last tile is padded with bodies of mass 0 (they add
-//                                exactly 0), so the inner loop has no bounds test. Two tiles
-//                                alternate in shared memory, and the next tile's body is loaded
-//                                into a register before the current tile is used, so the global
-//                                load is in flight during the compute and a tile costs one barrier.
-//                                Source split: blockIdx.y takes one of gridDim.y equal runs of
-//                                source tiles, and with gridDim.y > 1 the partial sums are added
-//                                into acc (zeroed first) with atomics.
+//   nbody_tiled_kernel<B, K>     the course's tiles, one-sided (every ordered pair computed): B
+//                                threads per block, the block stages B source bodies (float4, mass
+//                                in w) at a time in shared memory; each thread keeps K destination
+//                                bodies in registers (i, i + B, ..., i + (K-1)B) so one broadcast
+//                                LDS.128 of a source body feeds K interactions, and the K chains
+//                                are independent work for the scheduler. The inner loop is
+//                                unrolled; 1/sqrt is rsqrt.approx.ftz (one MUFU, no denormal
+//                                fix-up: s >= eps^2 > 0 is never denormal in practice). The last
+//                                tile is padded with bodies of mass 0 (they add exactly 0), so
+//                                the inner loop has no bounds test. Two tiles alternate in shared
+//                                memory, and the next tile's body is loaded into a register before
+//                                the current tile is used, so a tile costs one barrier. Source
+//                                split: blockIdx.y takes one of gridDim.y equal runs of source
+//                                tiles, and with gridDim.y > 1 the partial sums are added into acc
+//                                (zeroed first) with atomics. Used while n is small (below).
+//   nbody_pairs_kernel           Newton's third law, each unordered pair once. A warp holds a
+//                                "strip" of 32 x kStripBodies bodies, kStripBodies per lane, with
+//                                their positions, masses and accelerations in registers, and
+//                                meets one "chunk" of 32 bodies at a time, one per lane. Over 32
+//                                steps the chunk rotates one lane per step (__shfl_sync of its
+//                                position, mass and acceleration: 7 shuffles per step for
+//                                kStripBodies pairs), so every lane meets every chunk body once
+//                                and the chunk's accelerations travel with their bodies; after 32
+//                                steps each is back in its own lane and is added to acc with
+//                                atomics. A chunk inside the warp's own strip is met one-sided
+//                                (the strip's own pairs are all seen from their i side, and the
+//                                accelerations stay put); a chunk past the strip is mutual. The
+//                                work is the list of (strip a, chunk c >= first chunk of a)
+//                                units, cut into equal runs, one run per warp; a strip's
+//                                accelerations are added to acc when the warp leaves it. No
+//                                shared memory, no barriers.
 //   kick_drift_kernel            v_i += a_i dt/2; r_i += v_i dt (mass kept), one body per thread.
 //   kick_kernel                  v_i += a_i dt/2 (the step's second half kick).
 //
-// The launch shape is chosen from n and the SM count (the course's "tile size vs SM count"): the
-// most destination bodies per thread (K = 4) while that still gives every SM at least two blocks,
-// fewer otherwise, and 64-thread blocks when n is too small even for K = 1. Then the source split:
-// with K = 4, n = 2^18 gives only 512 blocks of 4 warps, about 4 blocks (16 warps) per SM, too few
-// warps to keep the schedulers issuing (measured on an H200: 52% of the FP32 peak); splitting the
-// sources into S runs gives S times the blocks (about 64 per SM in all), and 61% of the peak
-// for n = 2^18 .. 2^20 at the price of 3 atomics per body and run. The instruction mix caps this
-// kernel at 20 / (2 x 13.25) = 75% of the peak; the rest is issue stalls (docs/labs/09-nbody.md).
+// The launch shape is chosen from n and the SM count (the course's "tile size vs SM count").
+// Large n: the pairs kernel, as many warps as the SMs hold (4 blocks of 4 warps, 128 registers
+// per thread); it needs a few units per warp, so below about 4 units per warp the one-sided tiled
+// kernel runs instead. Measured on an H200 in one harness run: n = 2^18 .. 2^20 at 87.5-87.7% of
+// the FP32 peak at 20 flops per interaction (the one-sided kernel: 60.8%); at n = 4096 the
+// one-sided kernel is faster (0.022 vs 0.025 ms), at n = 16384 the pairs kernel is (0.112 vs
+// 0.152 ms). For the one-sided kernel: the most destination bodies per thread (K = 4) while that
+// still gives every SM at least two blocks, fewer otherwise, and 64-thread blocks when n is too
+// small even for K = 1; then the source split, S runs of source tiles for about 64 blocks per SM.
 #include <cstddef>
 
 #include "cudalab/check.h"
@@ -139,6 +163,124 @@ __global__ void __launch_bounds__(B)
   }
 }
 
+// ---- Newton's third law ----
+
+constexpr int kStripBodies = 8;     // bodies per lane in a strip: 32 x 8 = 256 bodies per strip
+constexpr int kPairsWarps = 4;      // warps per block (they never wait for each other)
+constexpr int kPairsMinBlocks = 4;  // blocks per SM: 16 warps, 128 registers per thread
+constexpr int kStripSize = 32 * kStripBodies;
+
+// The units (strip a, chunk c) run strip by strip, chunk c from a's first chunk a * kStripBodies
+// to the last chunk: strip a starts at unit a * chunks - kStripBodies * a (a - 1) / 2.
+__host__ __device__ inline long long strip_start(long long a, long long chunks) {
+  return a * chunks - kStripBodies * a * (a - 1) / 2;
+}
+
+__device__ __forceinline__ float4 rotate(float4 q, int from) {
+  q.x = __shfl_sync(0xffffffffu, q.x, from);
+  q.y = __shfl_sync(0xffffffffu, q.y, from);
+  q.z = __shfl_sync(0xffffffffu, q.z, from);
+  q.w = __shfl_sync(0xffffffffu, q.w, from);
+  return q;
+}
+
+__device__ __forceinline__ void add_to(float3* acc, int i, int n, float x, float y, float z) {
+  if (i >= n) return;
+  atomicAdd(&acc[i].x, x);
+  atomicAdd(&acc[i].y, y);
+  atomicAdd(&acc[i].z, z);
+}
+
+__global__ void __launch_bounds__(kPairsWarps * 32, kPairsMinBlocks)
+    nbody_pairs_kernel(const float4* __restrict__ bodies, float3* __restrict__ acc, int n,
+                       float eps2, long long units, int chunks, int strips) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int from = (lane + 1) & 31;  // each step, every lane takes its right neighbour's body
+  const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+  long long unit = units * warp / warps;
+  const long long stop = units * (warp + 1) / warps;
+  if (unit >= stop) return;  // (the whole warp: unit and stop are the same in every lane)
+  // The strip of the first unit: the last strip that starts at or before it.
+  int lo = 0, hi = strips - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (strip_start(mid, chunks) <= unit)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  int a = lo;
+  int c = a * kStripBodies + static_cast<int>(unit - strip_start(a, chunks));
+  // Slots past the last body hold a body of mass 0 at the origin: it exerts nothing (m = 0) and
+  // what it receives is never written back.
+  const auto load = [bodies, n](int j) {
+    return j < n ? __ldg(&bodies[j]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  };
+  while (unit < stop) {
+    float px[kStripBodies], py[kStripBodies], pz[kStripBodies], neg_m[kStripBodies];
+    float ax[kStripBodies], ay[kStripBodies], az[kStripBodies];
+#pragma unroll
+    for (int k = 0; k < kStripBodies; ++k) {
+      const float4 p = load(a * kStripSize + 32 * k + lane);
+      px[k] = p.x;
+      py[k] = p.y;
+      pz[k] = p.z;
+      neg_m[k] = -p.w;  // the reaction on the chunk body: -m_i d inv3
+      ax[k] = ay[k] = az[k] = 0.0f;
+    }
+    const int own_end = (a + 1) * kStripBodies;  // chunks below this one are inside strip a
+    float4 next = load(c * 32 + lane);
+    for (; unit < stop && c < chunks; ++unit, ++c) {
+      float4 q = next;  // this lane's chunk body (x, y, z, m)
+      if (unit + 1 < stop && c + 1 < chunks) next = load((c + 1) * 32 + lane);
+      if (c < own_end) {
+        // One-sided: the strip's own pairs, each seen from both ends by the loop itself.
+#pragma unroll 4
+        for (int step = 0; step < 32; ++step) {
+#pragma unroll
+          for (int k = 0; k < kStripBodies; ++k)
+            interact(q, px[k], py[k], pz[k], eps2, ax[k], ay[k], az[k]);
+          q = rotate(q, from);
+        }
+      } else {
+        float bx = 0.0f, by = 0.0f, bz = 0.0f;  // the acceleration of the body in q
+#pragma unroll 4
+        for (int step = 0; step < 32; ++step) {
+#pragma unroll
+          for (int k = 0; k < kStripBodies; ++k) {
+            const float dx = q.x - px[k];
+            const float dy = q.y - py[k];
+            const float dz = q.z - pz[k];
+            const float s = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
+            const float inv = rsqrt_ftz(s);
+            const float inv3 = inv * inv * inv;
+            const float fi = q.w * inv3;       // on strip body k, towards q
+            const float fj = neg_m[k] * inv3;  // on q, towards strip body k
+            ax[k] = fmaf(dx, fi, ax[k]);
+            ay[k] = fmaf(dy, fi, ay[k]);
+            az[k] = fmaf(dz, fi, az[k]);
+            bx = fmaf(dx, fj, bx);
+            by = fmaf(dy, fj, by);
+            bz = fmaf(dz, fj, bz);
+          }
+          // The body and its acceleration move on together.
+          q = rotate(q, from);
+          bx = __shfl_sync(0xffffffffu, bx, from);
+          by = __shfl_sync(0xffffffffu, by, from);
+          bz = __shfl_sync(0xffffffffu, bz, from);
+        }
+        add_to(acc, c * 32 + lane, n, bx, by, bz);  // 32 rotations: back in its own lane
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kStripBodies; ++k)
+      add_to(acc, a * kStripSize + 32 * k + lane, n, ax[k], ay[k], az[k]);
+    ++a;
+    c = a * kStripBodies;
+  }
+}
+
 __global__ void __launch_bounds__(kStepBlock)
     kick_drift_kernel(float4* __restrict__ bodies, float3* __restrict__ vel,
                       const float3* __restrict__ acc, int n, float dt) {
@@ -182,11 +324,12 @@ int sm_count() {
 constexpr int kBlocksPerSm = 64;
 
 template <int B, int K>
-void launch_tiled(const float4* bodies, float3* acc, int n, float eps2, cudaStream_t stream) {
+void launch_tiled(const float4* bodies, float3* acc, int n, float eps2, int sms,
+                  cudaStream_t stream) {
   const long long dest_blocks = (n + B * K - 1LL) / (B * K);
   const long long tiles = (n + B - 1LL) / B;
   const long long want =
-      (kBlocksPerSm * static_cast<long long>(sm_count()) + dest_blocks - 1) / dest_blocks;
+      (kBlocksPerSm * static_cast<long long>(sms) + dest_blocks - 1) / dest_blocks;
   const long long most = tiles < 65535 ? tiles : 65535;  // also gridDim.y's limit
   const int split = static_cast<int>(want < 1 ? 1 : (want > most ? most : want));
   if (split > 1)
@@ -196,19 +339,39 @@ void launch_tiled(const float4* bodies, float3* acc, int n, float eps2, cudaStre
   CUDA_CHECK(cudaGetLastError());
 }
 
-// The launch shape from n and the SM count (see the header comment).
+// The pairs kernel when every warp the SMs hold gets at least kUnitsPerWarp units; true if it
+// was launched.
+constexpr int kUnitsPerWarp = 4;
+
+bool launch_pairs(const float4* bodies, float3* acc, int n, float eps2, int sms,
+                  cudaStream_t stream) {
+  const int chunks = (n + 31) / 32;
+  const int strips = (n + kStripSize - 1) / kStripSize;
+  const long long units = strip_start(strips, chunks);
+  const int blocks = kPairsMinBlocks * sms;
+  if (units < static_cast<long long>(kUnitsPerWarp) * kPairsWarps * blocks) return false;
+  CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(float3) * static_cast<std::size_t>(n), stream));
+  nbody_pairs_kernel<<<blocks, kPairsWarps * 32, 0, stream>>>(bodies, acc, n, eps2, units, chunks,
+                                                              strips);
+  CUDA_CHECK(cudaGetLastError());
+  return true;
+}
+
+// The kernel and launch shape from n and the SM count (see the header comment).
 void tiled(const float4* bodies, float3* acc, int n, float softening, cudaStream_t stream) {
   const float eps2 = softening * softening;
-  const long long enough = 2LL * sm_count();  // blocks that keep every SM busy
+  const int sms = sm_count();
+  if (launch_pairs(bodies, acc, n, eps2, sms, stream)) return;
+  const long long enough = 2LL * sms;  // blocks that keep every SM busy
   const auto blocks = [n](int per_block) { return (n + per_block - 1LL) / per_block; };
   if (blocks(128 * 4) >= enough)
-    launch_tiled<128, 4>(bodies, acc, n, eps2, stream);
+    launch_tiled<128, 4>(bodies, acc, n, eps2, sms, stream);
   else if (blocks(128 * 2) >= enough)
-    launch_tiled<128, 2>(bodies, acc, n, eps2, stream);
+    launch_tiled<128, 2>(bodies, acc, n, eps2, sms, stream);
   else if (blocks(128) >= enough)
-    launch_tiled<128, 1>(bodies, acc, n, eps2, stream);
+    launch_tiled<128, 1>(bodies, acc, n, eps2, sms, stream);
   else
-    launch_tiled<64, 1>(bodies, acc, n, eps2, stream);
+    launch_tiled<64, 1>(bodies, acc, n, eps2, sms, stream);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 // where the edges are those of the simple undirected graph with both ends reached (sum of the
 // reached vertices' degrees / 2; self-loops and repeats not counted). GTEPS = TEPS / 1e9.
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <fstream>
@@ -194,14 +195,21 @@ Row run_one(lab08::DeviceGraph& d, const lab08::GraphCase& g, int source,
   const cudalab::Launch launch = d.launch(algo, variant(impl), source);
   CUDA_CHECK(cudaMemset(d.depth.data(), 0x7E, d.depth.bytes()));
   CUDA_CHECK(cudaDeviceSynchronize());
+  const auto start = std::chrono::steady_clock::now();
   launch(stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::chrono::duration<double> first = std::chrono::steady_clock::now() - start;
   const std::string wrong = lab08::compare_depths(d.download_depth(), expected, source);
   if (!wrong.empty()) {
     r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
     return r;
   }
-  const cudalab::Timing t = cudalab::time_launch(launch, stream, bench_timing());
+  cudalab::TimingOptions timing = bench_timing();
+  if (first.count() > 1.0) {  // the edge-parallel search of a huge grid: seconds per run
+    timing.warmup = 0;
+    timing.min_samples = timing.max_samples = 2;
+  }
+  const cudalab::Timing t = cudalab::time_launch(launch, stream, timing);
   r.ms = t.median_ms;
   r.rse = t.rse;
   return r;
@@ -277,10 +285,12 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
     int scale, size;
   };
   // Kronecker (Graph500, edge factor 16): small-world, a few levels, hubs. Grids and chains: the
-  // high-diameter cases where the edge-parallel version pays O(V*E).
-  const Class classes[] = {{"kronecker", 16, 0}, {"kronecker", 20, 0},       {"kronecker", 22, 0},
-                           {"grid", 0, 256},     {"grid", 0, 1024},          {"grid", 0, 2048},
-                           {"chain", 0, 20000},  {"disconnected", 0, 100000}};
+  // high-diameter cases where the edge-parallel version pays O(V*E): levels x all edges, so its
+  // time grows with the cube of the grid's side (seconds per search at 8192 x 8192, 67 million
+  // vertices), the frontier version's work only with its square.
+  const Class classes[] = {{"kronecker", 16, 0}, {"kronecker", 20, 0}, {"kronecker", 22, 0},
+                           {"grid", 0, 256},     {"grid", 0, 1024},    {"grid", 0, 2048},
+                           {"grid", 0, 8192},    {"chain", 0, 20000},  {"disconnected", 0, 100000}};
   std::vector<Row> rows;
   print_header();
   cudalab::Stream stream;

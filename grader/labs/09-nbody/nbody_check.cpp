@@ -110,8 +110,10 @@ AccCase random_case(int n, float softening, std::uint64_t seed) {
 std::vector<AccCase> size_cases(std::uint64_t s) {
   std::vector<AccCase> cases;
   std::uint64_t k = 100;
-  for (const int n : {1,   2,   3,   31,  32,  33,   63,   64,   65,   127,  128,  129, 255,
-                      256, 257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049})
+  // 12289 = 48 x 256 + 1: large enough for the reference's pairs kernel (strips of 256 bodies,
+  // chunks of 32) on a 132-SM GPU, one body past a strip.
+  for (const int n : {1,   2,   3,   31,  32,  33,   63,   64,   65,   127,  128,  129,  255,
+                      256, 257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 12289})
     cases.push_back(random_case(n, 0.05f, derive_seed(s, k++)));
   return cases;
 }

@@ -51,7 +51,8 @@ std::string run_acc_case(const AccCase& c, AccFn f, const std::string& kernel);
 void require_all_acc(const std::vector<AccCase>& cases, AccFn f, const std::string& kernel);
 
 AccCase random_case(int n, float softening, std::uint64_t seed);
-// Sizes around the tile sizes a kernel may use (32 .. 1024), 1 to 3, primes.
+// Sizes around the tile sizes a kernel may use (32 .. 1024), 1 to 3, primes, and one size
+// (12289) where the reference takes its Newton's-third-law kernel.
 std::vector<AccCase> size_cases(std::uint64_t seed);
 // `count` seeded sizes in [1, max_n] with seeded softening in [0.01, 0.2].
 std::vector<AccCase> random_size_cases(std::uint64_t seed, int count, int max_n);
