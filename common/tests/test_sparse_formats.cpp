@@ -1,4 +1,4 @@
-// Sparse formats: hand-checked COO/CSR/ELL/HYB of a small matrix, the course's one-third HYB
+// Sparse formats: hand-checked COO/CSR/ELL/HYB/SELL of a small matrix, the course's one-third HYB
 // rule, duplicate summing, and the double-precision SpMV reference with its error bound.
 #include <algorithm>
 #include <cmath>
@@ -236,6 +236,93 @@ TEST_CASE("ELL and HYB compute the same y as CSR on generated matrices",
       CHECK(ye[i] == Approx(ref[i]).margin(1e-12));
     }
   }
+}
+
+namespace {
+
+// y of a SELL matrix in double, lane by lane as the kernel adds them.
+std::vector<double> sell_times(const cudalab::sparse::SellMatrix& s, const std::vector<float>& x) {
+  std::vector<double> y(static_cast<std::size_t>(s.rows), 0.0);
+  for (std::size_t w = 0; w + 1 < s.window_slice.size(); ++w)
+    for (index_t slice = s.window_slice[w]; slice < s.window_slice[w + 1]; ++slice) {
+      const index_t width = (s.slice_ptr[slice + 1] - s.slice_ptr[slice]) / 32;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int local = s.lane_row[static_cast<std::size_t>(slice) * 32 + lane];
+        double sum = 0.0;
+        for (index_t k = 0; k < width; ++k) {
+          const std::size_t slot = static_cast<std::size_t>(s.slice_ptr[slice]) + 32u * k + lane;
+          sum += static_cast<double>(s.val[slot]) * x[s.col_idx[slot]];
+        }
+        if (local >= 0)
+          y[w * static_cast<std::size_t>(s.window) + local] += sum;
+        else
+          CHECK(sum == 0.0);  // an unused lane holds padding only
+      }
+    }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("SELL: pieces, the window sort and padding, hand-checked", "[common][sparse][formats]") {
+  // The example's rows have 2, 0, 4, 1 entries. Window 4, pieces of at most 2: row 2 becomes two
+  // pieces of 2; sorted by length: row 0 (2), row 2 (2), row 2 (2), row 3 (1); one slice of
+  // width 2.
+  const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
+  const cudalab::sparse::SellMatrix s = cudalab::sparse::csr_to_sell(a, 4, 2);
+  REQUIRE(s.slices() == 1);
+  CHECK(s.window_slice == std::vector<index_t>{0, 1});
+  CHECK(s.slice_ptr == std::vector<index_t>{0, 64});
+  CHECK(std::vector<std::int16_t>(s.lane_row.begin(), s.lane_row.begin() + 5) ==
+        std::vector<std::int16_t>{0, 2, 2, 3, -1});
+  // Slot k of lane l at 32 k + l: lane 0 = row 0 (cols 0, 2), lane 1 = row 2's first half
+  // (cols 0, 1), lane 2 its second half (cols 2, 3), lane 3 = row 3 (col 1, then padding).
+  CHECK(s.col_idx[0] == 0);
+  CHECK(s.col_idx[32] == 2);
+  CHECK(s.col_idx[1] == 0);
+  CHECK(s.col_idx[33] == 1);
+  CHECK(s.col_idx[2] == 2);
+  CHECK(s.col_idx[34] == 3);
+  CHECK(s.col_idx[3] == 1);
+  CHECK(s.val[3] == 7.0f);
+  CHECK(s.val[35] == 0.0f);
+  CHECK(s.val[4] == 0.0f);
+}
+
+TEST_CASE("SELL computes the same y as CSR on generated matrices", "[common][sparse][formats]") {
+  const std::uint64_t seed = GENERATE(std::uint64_t{5}, std::uint64_t{6});
+  const index_t window = GENERATE(index_t{1}, index_t{7}, index_t{256});
+  CAPTURE(seed, window);
+  const std::vector<CsrMatrix> matrices = {
+      cudalab::sparse::power_law_matrix(300, 200, 1, 200, seed),
+      cudalab::sparse::empty_rows_matrix(100, 50, 7, 30, seed),
+      cudalab::sparse::long_row_matrix(64, 500, 4, 17, 500, seed),
+      cudalab::sparse::poisson_2d(7),
+  };
+  for (const CsrMatrix& a : matrices) {
+    CAPTURE(a.rows, a.cols, a.nnz());
+    const cudalab::sparse::SellMatrix s = cudalab::sparse::csr_to_sell(a, window, 32);
+    CHECK(s.window_slice.size() == static_cast<std::size_t>((a.rows + window - 1) / window) + 1);
+    CHECK(s.lane_row.size() == 32 * s.slices());
+    CHECK(s.col_idx.size() == static_cast<std::size_t>(s.slice_ptr.back()));
+    CHECK(s.col_idx.size() >= a.nnz());
+    for (std::size_t slice = 0; slice < s.slices(); ++slice)
+      CHECK((s.slice_ptr[slice + 1] - s.slice_ptr[slice]) / 32 <= 32);  // pieces of at most 32
+    const std::vector<float> x = cudalab::random_floats(static_cast<std::size_t>(a.cols), seed);
+    const std::vector<double> ref = cudalab::sparse::spmv_reference(a, x);
+    const std::vector<double> y = sell_times(s, x);
+    for (index_t i = 0; i < a.rows; ++i) {
+      CAPTURE(i);
+      CHECK(y[i] == Approx(ref[i]).margin(1e-12));
+    }
+  }
+}
+
+TEST_CASE("SELL: bad windows and pieces are refused", "[common][sparse][formats]") {
+  const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_sell(a, 0), Catch::Contains("window must be in"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_sell(a, 40000), Catch::Contains("window must be in"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_sell(a, 4, 0), Catch::Contains("max_piece"));
 }
 
 TEST_CASE("SpMV reference: y = A x in double on a tiny matrix", "[common][sparse][spmv]") {

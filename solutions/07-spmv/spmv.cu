@@ -17,9 +17,22 @@
 //                            only that run's last lane adds it into y with atomicAdd: about
 //                            32 / (mean row length) + 1 atomics per warp instead of 32.
 //   HYB                      the ELL kernel writes every row, then the COO kernel adds the rest.
+//
+// Beyond the lab's formats (sell.h; the bench's "reference sell" row):
+//   spmv_sell_kernel         sliced ELL: one block per window of rows, one warp per slice of 32
+//                            row pieces sorted by length (cudalab::sparse::csr_to_sell), lane l
+//                            walking its piece down the slice's column-major slots (each step
+//                            one coalesced 128-byte load of col_idx and of val), no padding to the
+//                            longest row of the matrix, no atomics in global memory. Each lane adds
+//                            its piece's sum into the window's y in shared memory, and the block
+//                            writes the window's y in one coalesced pass. The entries are streamed
+//                            with ld.global.nc.L1::no_allocate, keeping L1 for the x gathers.
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "cudalab/check.h"
+#include "sell.h"
 #include "spmv.h"
 
 namespace lab07 {
@@ -172,6 +185,74 @@ void spmv_hyb(const HybView& a, const float* x, float* y, cudaStream_t stream) {
   if (a.ell.rows == 0) return;
   spmv_ell(a.ell, x, y, stream);
   launch_coo(a.coo, x, y, stream);
+}
+
+// ---- Sliced ELL (reference only) ----
+
+constexpr int SELL_WARPS = 8;  // warps per block: a window's slices are dealt out among them
+constexpr int SELL_UNROLL = 4;
+
+__device__ __forceinline__ int load_streaming(const int* p) {
+  int v;
+  asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ float load_streaming(const float* p) {
+  float v;
+  asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+
+__global__ void __launch_bounds__(SELL_WARPS* WARP_SIZE)
+    spmv_sell_kernel(SellView a, const float* __restrict__ x, float* __restrict__ y) {
+  extern __shared__ float window_y[];  // a.window floats
+  for (int i = threadIdx.x; i < a.window; i += blockDim.x) window_y[i] = 0.0f;
+  __syncthreads();
+  const int warp = static_cast<int>(threadIdx.x) / WARP_SIZE;
+  const int lane = static_cast<int>(threadIdx.x) % WARP_SIZE;
+  const int first = __ldg(a.window_slice + blockIdx.x),
+            last = __ldg(a.window_slice + blockIdx.x + 1);
+  for (int s = first + warp; s < last; s += SELL_WARPS) {
+    const int begin = __ldg(a.slice_ptr + s);
+    const int width = (__ldg(a.slice_ptr + s + 1) - begin) / WARP_SIZE;
+    const int* col = a.col_idx + begin + lane;
+    const float* val = a.val + begin + lane;
+    float sum = 0.0f;
+    int k = 0;
+    for (; k + SELL_UNROLL <= width; k += SELL_UNROLL) {  // SELL_UNROLL gathers in flight
+      int c[SELL_UNROLL];
+      float v[SELL_UNROLL];
+#pragma unroll
+      for (int u = 0; u < SELL_UNROLL; ++u) {
+        c[u] = load_streaming(col + (k + u) * WARP_SIZE);
+        v[u] = load_streaming(val + (k + u) * WARP_SIZE);
+      }
+#pragma unroll
+      for (int u = 0; u < SELL_UNROLL; ++u) sum = fmaf(v[u], __ldg(x + c[u]), sum);
+    }
+    for (; k < width; ++k)
+      sum = fmaf(load_streaming(val + k * WARP_SIZE),
+                 __ldg(x + load_streaming(col + k * WARP_SIZE)), sum);
+    // Padding slots hold column 0 and value 0: they add 0 (x is finite) to a used lane, and an
+    // unused lane has nothing to add.
+    const int row = a.lane_row[static_cast<long long>(s) * WARP_SIZE + lane];
+    if (row >= 0) atomicAdd(&window_y[row], sum);
+  }
+  __syncthreads();
+  const long long row0 = static_cast<long long>(blockIdx.x) * a.window;
+  for (int i = threadIdx.x; i < a.window && row0 + i < a.rows; i += blockDim.x)
+    y[row0 + i] = window_y[i];
+}
+
+void spmv_sell(const SellView& a, const float* x, float* y, cudaStream_t stream) {
+  if (a.window < 1 || a.window > kMaxSellWindow)
+    throw std::invalid_argument("spmv_sell: the window must be in [1, " +
+                                std::to_string(kMaxSellWindow) + "] rows, got " +
+                                std::to_string(a.window));
+  if (a.rows == 0) return;
+  spmv_sell_kernel<<<a.windows, SELL_WARPS * WARP_SIZE, sizeof(float) * a.window, stream>>>(a, x,
+                                                                                            y);
+  CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace CUDALAB_IMPL

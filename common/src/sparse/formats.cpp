@@ -181,6 +181,65 @@ HybMatrix csr_to_hyb(const CsrMatrix& a, index_t width) {
   return hyb;
 }
 
+SellMatrix csr_to_sell(const CsrMatrix& a, index_t window, index_t max_piece) {
+  validate(a);
+  if (window < 1 || window > 32767)
+    fail("csr_to_sell: the window must be in [1, 32767] rows, got " + std::to_string(window));
+  if (max_piece < 1)
+    fail("csr_to_sell: max_piece must be at least 1, got " + std::to_string(max_piece));
+  constexpr int kLanes = 32;
+  SellMatrix s;
+  s.rows = a.rows;
+  s.cols = a.cols;
+  s.window = window;
+  struct Piece {
+    index_t local, start, length;
+  };
+  std::vector<Piece> pieces;
+  long long slots = 0;
+  for (index_t first = 0; first < a.rows; first += window) {
+    const index_t last = std::min<long long>(a.rows, static_cast<long long>(first) + window);
+    pieces.clear();
+    for (index_t i = first; i < last; ++i) {
+      const index_t begin = a.row_ptr[i], length = a.row_ptr[i + 1] - begin;
+      const index_t parts = (length + max_piece - 1) / max_piece;
+      for (index_t p = 0; p < parts; ++p) {
+        const auto from = static_cast<index_t>(static_cast<long long>(length) * p / parts);
+        const auto to = static_cast<index_t>(static_cast<long long>(length) * (p + 1) / parts);
+        pieces.push_back({i - first, begin + from, to - from});
+      }
+    }
+    std::stable_sort(pieces.begin(), pieces.end(),
+                     [](const Piece& l, const Piece& r) { return l.length > r.length; });
+    for (std::size_t p0 = 0; p0 < pieces.size(); p0 += kLanes) {
+      const index_t width = pieces[p0].length;
+      const long long base = slots;
+      slots += static_cast<long long>(kLanes) * width;
+      if (slots > std::numeric_limits<index_t>::max())
+        fail("csr_to_sell: more than 2^31 - 1 slots with padding");
+      s.col_idx.resize(static_cast<std::size_t>(slots), 0);
+      s.val.resize(static_cast<std::size_t>(slots), 0.0f);
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const std::size_t p = p0 + lane;
+        if (p >= pieces.size()) {
+          s.lane_row.push_back(-1);
+          continue;
+        }
+        s.lane_row.push_back(static_cast<std::int16_t>(pieces[p].local));
+        for (index_t k = 0; k < pieces[p].length; ++k) {
+          const auto slot =
+              static_cast<std::size_t>(base + static_cast<long long>(kLanes) * k + lane);
+          s.col_idx[slot] = a.col_idx[pieces[p].start + k];
+          s.val[slot] = a.val[pieces[p].start + k];
+        }
+      }
+      s.slice_ptr.push_back(static_cast<index_t>(slots));
+    }
+    s.window_slice.push_back(static_cast<index_t>(s.slices()));
+  }
+  return s;
+}
+
 namespace {
 
 void check_x(const CsrMatrix& a, const std::vector<float>& x) {

@@ -1,5 +1,5 @@
-// Sparse matrix formats for SpMV (lab 07): COO, CSR, ELL and HYB, the conversions between them,
-// and the CPU reference y = A x accumulated in double.
+// Sparse matrix formats for SpMV (lab 07): COO, CSR, ELL, HYB and SELL, the conversions between
+// them, and the CPU reference y = A x accumulated in double.
 //
 // Indices are int32 (what the kernels use; sizes and nnz are checked against it), values float.
 // Every builder is deterministic: the same input gives the same arrays bit for bit.
@@ -103,6 +103,32 @@ index_t hyb_ell_width(const CsrMatrix& a);
 // HYB with the given ELL width (width < 0: hyb_ell_width(a)). Row i's first min(len, width)
 // entries go to ELL, the rest to COO in (row, col) order.
 HybMatrix csr_to_hyb(const CsrMatrix& a, index_t width = -1);
+
+// Sliced ELL (SELL) for the lab 07 reference's extra format (not one the students write). The rows
+// are taken in windows of `window` consecutive rows. In each window, every row is cut into
+// pieces of at most `max_piece` entries (p = ceil(len / max_piece) pieces of near-equal length;
+// an empty row has no piece), the pieces are sorted by length, longest first (stable), and dealt
+// 32 to a slice, one per lane. A slice stores its entries column-major, entry k of lane l at
+// slice_ptr[s] + 32 k + l, padded with column 0 and value 0 up to its longest lane. lane_row[32 s
+// + l] is the row of lane l within its window (0 .. window - 1), -1 for an unused lane; a row's
+// y is the sum of its pieces. Sorting inside a window keeps the padding small and the rows of a
+// block of threads close together in y.
+struct SellMatrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t window = 0;
+  std::vector<index_t> window_slice{0};  // windows + 1: the first slice of each window
+  std::vector<index_t> slice_ptr{0};     // slices + 1: where each slice's entries start
+  std::vector<std::int16_t> lane_row;    // 32 per slice
+  std::vector<index_t> col_idx;          // slice_ptr.back() slots
+  std::vector<float> val;                // slice_ptr.back() slots, 0 in padding
+
+  std::size_t slices() const { return slice_ptr.size() - 1; }
+};
+
+// SELL of a CSR matrix. Throws std::invalid_argument for a window outside [1, 32767] (lane_row is
+// 16-bit), max_piece < 1, or more padded slots than int32 indices reach.
+SellMatrix csr_to_sell(const CsrMatrix& a, index_t window = 256, index_t max_piece = 32);
 
 // y = A x in double: each product and sum in double from the float entries. Throws
 // std::invalid_argument when x.size() != cols.
