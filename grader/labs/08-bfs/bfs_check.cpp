@@ -139,13 +139,23 @@ std::vector<int> pick_sources(const CsrGraph& g, int random, std::uint64_t seed)
   return unique;
 }
 
+namespace {
+
+// A simple-graph case with `random_sources` sources picked from seed s (besides the fixed ones).
+void add_case(std::vector<GraphCase>& cases, std::string name, EdgeList edges, std::uint64_t s,
+              int random_sources) {
+  GraphCase c = make_case(std::move(name), std::move(edges), s);
+  c.sources = pick_sources(c.csr, random_sources, s);
+  cases.push_back(std::move(c));
+}
+
+}  // namespace
+
 std::vector<GraphCase> generated_cases(std::uint64_t seed) {
   namespace sp = cudalab::sparse;
   std::vector<GraphCase> cases;
   const auto add = [&](std::string name, EdgeList edges, std::uint64_t s, int random_sources) {
-    GraphCase c = make_case(std::move(name), std::move(edges), s);
-    c.sources = pick_sources(c.csr, random_sources, s);
-    cases.push_back(std::move(c));
+    add_case(cases, std::move(name), std::move(edges), s, random_sources);
   };
   EdgeList single;
   single.num_vertices = 1;
@@ -181,9 +191,7 @@ std::vector<GraphCase> long_cases(std::uint64_t seed) {
   namespace sp = cudalab::sparse;
   std::vector<GraphCase> cases;
   const auto add = [&](std::string name, EdgeList edges, std::uint64_t s) {
-    GraphCase c = make_case(std::move(name), std::move(edges), s);
-    c.sources = pick_sources(c.csr, 1, s);
-    cases.push_back(std::move(c));
+    add_case(cases, std::move(name), std::move(edges), s, 1);
   };
   std::uint64_t s = derive_seed(seed, 800);
   add("chain of 1000 vertices", mixed_directions(sp::chain_graph(1000), s), s);
