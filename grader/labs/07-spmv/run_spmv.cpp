@@ -245,7 +245,8 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
       rows.push_back(r);
     }
   }
-  // The reference's sliced ELL (bench only): built on the host, checked, then timed with the rest.
+  // The reference's sliced ELL (when with_sell): built on the host, checked, then timed with the
+  // rest.
   struct SellArrays {
     cudalab::DeviceBuffer<int> window_slice, slice_ptr, col_idx;
     cudalab::DeviceBuffer<short> lane_row;
