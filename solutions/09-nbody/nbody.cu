@@ -61,7 +61,8 @@
 // kernel runs instead. Measured on an H200 in one harness run: n = 2^18 .. 2^20 at 87.5-87.7% of
 // the FP32 peak at 20 flops per interaction (the one-sided kernel: 60.8%; `lab09-nbody --bench`,
 // with its L2 flush and median: 86.1-86.3%); at n = 4096 the one-sided kernel is faster (0.022
-// vs 0.025 ms), at n = 16384 the pairs kernel is (0.112 vs 0.152 ms). For the one-sided kernel: the
+// vs 0.025 ms), at n = 8192 they tie (0.046 vs 0.045 ms, another run), at n = 16384 the pairs
+// kernel is faster (0.112 vs 0.152 ms). For the one-sided kernel: the
 // most destination bodies per thread (K = 4) while that still gives every SM at least two blocks,
 // fewer otherwise, and 64-thread blocks when n is too small even for K = 1; then the source split,
 // S runs of source tiles for about 64 blocks per SM.
