@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cudalab/catch.h"
@@ -111,4 +112,15 @@ TEST_CASE("time_interleaved checks its options before touching the device", "[co
 
 TEST_CASE("time_interleaved of no launches returns no timings", "[common][timing]") {
   CHECK(cudalab::time_interleaved({}, nullptr).empty());
+}
+
+TEST_CASE("ok_rows: the rows whose status is ok, in order", "[common][timing]") {
+  struct Row {
+    std::string status;
+    double ms = 0, rse = 0;
+  };
+  const std::vector<Row> rows = {{"ok"}, {"wrong: y"}, {"ok"}, {"skipped: ELL"}, {"ok"}};
+  CHECK(cudalab::ok_rows(rows) == std::vector<std::size_t>{0, 2, 4});
+  CHECK(cudalab::ok_rows(std::vector<Row>{}).empty());
+  CHECK(cudalab::ok_rows(std::vector<Row>{{"refused: too big"}}).empty());
 }

@@ -58,4 +58,28 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
 // Convenience for one launch.
 Timing time_launch(const Launch& launch, cudaStream_t stream, const TimingOptions& options = {});
 
+// The benches' table rows: times `launches` interleaved and stores each median (ms) and relative
+// standard error (rse) in its row, launch i in rows[timed[i]]. Row is any type with `ms` and `rse`
+// members; rows not named in `timed` (skipped, wrong) keep theirs.
+template <typename Row>
+void time_rows(std::vector<Row>& rows, const std::vector<std::size_t>& timed,
+               const std::vector<Launch>& launches, cudaStream_t stream,
+               const TimingOptions& options = {}) {
+  const std::vector<Timing> times = time_interleaved(launches, stream, options);
+  for (std::size_t i = 0; i < timed.size() && i < times.size(); ++i) {
+    rows[timed[i]].ms = times[i].median_ms;
+    rows[timed[i]].rse = times[i].rse;
+  }
+}
+
+// The indices of the rows whose status is "ok", in order: the `timed` of time_rows when exactly
+// those rows queued a launch.
+template <typename Row>
+std::vector<std::size_t> ok_rows(const std::vector<Row>& rows) {
+  std::vector<std::size_t> ok;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].status == "ok") ok.push_back(i);
+  return ok;
+}
+
 }  // namespace cudalab

@@ -251,11 +251,7 @@ std::vector<Row> bench_float(int side, const std::string& mask_name, const std::
   }
   rows.push_back(cr);
   cudalab::Stream stream;
-  const auto times = cudalab::time_interleaved(launches, stream.get());
-  for (std::size_t i = 0; i < timed.size(); ++i) {
-    rows[timed[i]].ms = times[i].median_ms;
-    rows[timed[i]].rse = times[i].rse;
-  }
+  cudalab::time_rows(rows, timed, launches, stream.get());
   return rows;
 }
 
@@ -293,11 +289,7 @@ std::vector<Row> bench_8bit(int side, const lab04::Filter& f) {
     rows.push_back(r);
   }
   cudalab::Stream stream;
-  const auto times = cudalab::time_interleaved(launches, stream.get());
-  for (std::size_t i = 0; i < timed.size(); ++i) {
-    rows[timed[i]].ms = times[i].median_ms;
-    rows[timed[i]].rse = times[i].rse;
-  }
+  cudalab::time_rows(rows, timed, launches, stream.get());
   return rows;
 }
 

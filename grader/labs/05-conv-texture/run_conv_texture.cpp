@@ -179,14 +179,7 @@ std::vector<Row> run_conv_variants(const lab05::ConvCase& c,
     }
     rows.push_back(r);
   }
-  const auto times = cudalab::time_interleaved(launches, stream.get());
-  std::size_t next = 0;
-  for (auto& r : rows)
-    if (r.status == "ok") {
-      r.ms = times[next].median_ms;
-      r.rse = times[next].rse;
-      ++next;
-    }
+  cudalab::time_rows(rows, cudalab::ok_rows(rows), launches, stream.get());
   return rows;
 }
 

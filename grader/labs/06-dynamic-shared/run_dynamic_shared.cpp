@@ -266,19 +266,6 @@ void print_row(const Row& r, const cudalab::DeviceInfo& dev) {
                 r.size, what, "-", "-", "-", r.status.c_str());
 }
 
-// Times the launches of the rows whose status is "ok", interleaved, and fills in their times.
-void time_rows(std::vector<Row>& rows, const std::vector<cudalab::Launch>& launches,
-               cudaStream_t stream) {
-  const auto times = cudalab::time_interleaved(launches, stream);
-  std::size_t next = 0;
-  for (auto& r : rows) {
-    if (r.status != "ok") continue;
-    r.ms = times[next].median_ms;
-    r.rse = times[next].rse;
-    ++next;
-  }
-}
-
 int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
   std::printf("%-8s %-10s %11s %-24s %10s %9s %7s  %s\n", "part", "variant", "size", "", "ms",
               "GB/s", "% copy", "status");
@@ -295,7 +282,7 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
                       wrong.empty() ? "ok" : "wrong: " + wrong});
       if (wrong.empty()) launches.push_back(p.launch(reverse_variant(impl), 0));
     }
-    time_rows(rows, launches, stream.get());
+    cudalab::time_rows(rows, cudalab::ok_rows(rows), launches, stream.get());
     for (const auto& r : rows) {
       print_row(r, dev);
       all.push_back(r);
@@ -324,7 +311,7 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
         rows.push_back(r);
       }
     }
-    time_rows(rows, launches, stream.get());
+    cudalab::time_rows(rows, cudalab::ok_rows(rows), launches, stream.get());
     for (const auto& r : rows) {
       print_row(r, dev);
       all.push_back(r);

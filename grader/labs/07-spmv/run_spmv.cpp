@@ -312,11 +312,7 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
     rows.push_back(r);
   }
   cudalab::Stream stream;
-  const auto times = cudalab::time_interleaved(launches, stream.get());
-  for (std::size_t i = 0; i < timed.size(); ++i) {
-    rows[timed[i]].ms = times[i].median_ms;
-    rows[timed[i]].rse = times[i].rse;
-  }
+  cudalab::time_rows(rows, timed, launches, stream.get());
   return rows;
 }
 

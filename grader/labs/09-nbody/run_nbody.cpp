@@ -262,13 +262,9 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
         rows.push_back({impl, kernel, n, 0, 0, wrong.empty() ? "ok" : "wrong: " + wrong});
         if (wrong.empty()) launches.push_back(p.launch(f));
       }
-    const auto times = cudalab::time_interleaved(launches, stream.get(), bench_timing());
-    std::size_t next = 0;
+    cudalab::time_rows(rows, cudalab::ok_rows(rows), launches, stream.get(), bench_timing());
     for (auto& r : rows) {
       if (r.status == "ok") {
-        r.ms = times[next].median_ms;
-        r.rse = times[next].rse;
-        ++next;
         const double g = gflops(n, r.ms);
         std::printf("%-10s %-6s %8d %11.4f %14.4g %9.0f %6.1f%%  ok\n", r.variant.c_str(),
                     r.kernel.c_str(), n, r.ms, double(n) * n / (r.ms * 1e-3), g,

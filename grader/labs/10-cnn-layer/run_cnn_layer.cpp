@@ -253,11 +253,7 @@ std::vector<Row> bench_layer(int layer, int batch, std::uint64_t seed) {
   }
   rows.push_back(cr);
   cudalab::Stream stream;
-  const auto times = cudalab::time_interleaved(launches, stream.get());
-  for (std::size_t i = 0; i < timed.size(); ++i) {
-    rows[timed[i]].ms = times[i].median_ms;
-    rows[timed[i]].rse = times[i].rse;
-  }
+  cudalab::time_rows(rows, timed, launches, stream.get());
   return rows;
 }
 

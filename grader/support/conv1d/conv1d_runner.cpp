@@ -170,13 +170,9 @@ int run_bench(const Options& o, const RunnerSpec& spec) {
       }
       // Variants that keep the mask in constant memory were prepared with this mask above and
       // keep it: every implementation owns its own __constant__ symbol.
-      const auto times = cudalab::time_interleaved(launches, stream.get());
-      std::size_t next = 0;
+      cudalab::time_rows(config, cudalab::ok_rows(config), launches, stream.get());
       for (auto& row : config) {
         if (row.status == "ok") {
-          row.ms = times[next].median_ms;
-          row.rse = times[next].rse;
-          ++next;
           std::printf("%-14s %11d %5d %10.4f %9.0f %6.1f%%  ok\n", row.variant.c_str(), width,
                       mask_width, row.ms, gbs(width, row.ms),
                       100 * gbs(width, row.ms) / dev.copy_bandwidth_gbs);
