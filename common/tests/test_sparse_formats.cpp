@@ -76,6 +76,17 @@ CsrMatrix with_row_lengths(const std::vector<index_t>& lengths, index_t cols) {
   return a;
 }
 
+// Row-length shapes the formats must all handle: power-law rows, empty rows, one long row, a
+// stencil.
+std::vector<CsrMatrix> generated_matrices(std::uint64_t seed) {
+  return {
+      cudalab::sparse::power_law_matrix(300, 200, 1, 200, seed),
+      cudalab::sparse::empty_rows_matrix(100, 50, 7, 30, seed),
+      cudalab::sparse::long_row_matrix(64, 500, 4, 17, 500, seed),
+      cudalab::sparse::poisson_2d(7),
+  };
+}
+
 }  // namespace
 
 TEST_CASE("CSR from COO: sorted rows and columns, duplicates summed, hand-checked",
@@ -212,12 +223,7 @@ TEST_CASE("ELL and HYB compute the same y as CSR on generated matrices",
           "[common][sparse][formats]") {
   const std::uint64_t seed = GENERATE(std::uint64_t{5}, std::uint64_t{6});
   CAPTURE(seed);
-  const std::vector<CsrMatrix> matrices = {
-      cudalab::sparse::power_law_matrix(300, 200, 1, 200, seed),
-      cudalab::sparse::empty_rows_matrix(100, 50, 7, 30, seed),
-      cudalab::sparse::long_row_matrix(64, 500, 4, 17, 500, seed),
-      cudalab::sparse::poisson_2d(7),
-  };
+  const std::vector<CsrMatrix> matrices = generated_matrices(seed);
   for (const CsrMatrix& a : matrices) {
     CAPTURE(a.rows, a.cols, a.nnz());
     const std::vector<float> x = cudalab::random_floats(static_cast<std::size_t>(a.cols), seed);
@@ -293,12 +299,7 @@ TEST_CASE("SELL computes the same y as CSR on generated matrices", "[common][spa
   const std::uint64_t seed = GENERATE(std::uint64_t{5}, std::uint64_t{6});
   const index_t window = GENERATE(index_t{1}, index_t{7}, index_t{256});
   CAPTURE(seed, window);
-  const std::vector<CsrMatrix> matrices = {
-      cudalab::sparse::power_law_matrix(300, 200, 1, 200, seed),
-      cudalab::sparse::empty_rows_matrix(100, 50, 7, 30, seed),
-      cudalab::sparse::long_row_matrix(64, 500, 4, 17, 500, seed),
-      cudalab::sparse::poisson_2d(7),
-  };
+  const std::vector<CsrMatrix> matrices = generated_matrices(seed);
   for (const CsrMatrix& a : matrices) {
     CAPTURE(a.rows, a.cols, a.nnz());
     const cudalab::sparse::SellMatrix s = cudalab::sparse::csr_to_sell(a, window, 32);
