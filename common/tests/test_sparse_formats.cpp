@@ -1,5 +1,5 @@
-// Sparse formats: hand-checked COO/CSR/ELL/HYB/SELL of a small matrix, the course's one-third HYB
-// rule, duplicate summing, and the double-precision SpMV reference with its error bound.
+// Sparse formats: hand-checked COO/CSR/ELL/HYB/row panels of a small matrix, the course's one-third
+// HYB rule, duplicate summing, and the double-precision SpMV reference with its error bound.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -246,72 +246,114 @@ TEST_CASE("ELL and HYB compute the same y as CSR on generated matrices",
 
 namespace {
 
-// y of a SELL matrix in double, lane by lane as the kernel adds them.
-std::vector<double> sell_times(const cudalab::sparse::SellMatrix& s, const std::vector<float>& x) {
-  std::vector<double> y(static_cast<std::size_t>(s.rows), 0.0);
-  for (std::size_t w = 0; w + 1 < s.window_slice.size(); ++w)
-    for (index_t slice = s.window_slice[w]; slice < s.window_slice[w + 1]; ++slice) {
-      const index_t width = (s.slice_ptr[slice + 1] - s.slice_ptr[slice]) / 32;
-      for (int lane = 0; lane < 32; ++lane) {
-        const int local = s.lane_row[static_cast<std::size_t>(slice) * 32 + lane];
-        double sum = 0.0;
-        for (index_t k = 0; k < width; ++k) {
-          const std::size_t slot = static_cast<std::size_t>(s.slice_ptr[slice]) + 32u * k + lane;
-          sum += static_cast<double>(s.val[slot]) * x[s.col_idx[slot]];
-        }
-        if (local >= 0)
-          y[w * static_cast<std::size_t>(s.window) + local] += sum;
-        else
-          CHECK(sum == 0.0);  // an unused lane holds padding only
+using cudalab::sparse::PanelMatrix;
+
+// y of a row-panel matrix in double, slot by slot; checks the layout's invariants on the way.
+std::vector<double> panel_times(const PanelMatrix& m, const std::vector<float>& x) {
+  std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
+  REQUIRE(m.run_ptr.size() == m.panels() * m.parts + 1);
+  REQUIRE(m.val.size() == m.packed.size());
+  REQUIRE(m.group_col.size() * 32 == m.packed.size());
+  for (std::size_t run = 0; run + 1 < m.run_ptr.size(); ++run) {
+    const std::size_t p = run / m.parts;
+    CHECK(m.run_ptr[run] % 32 == 0);
+    for (auto k = static_cast<std::size_t>(m.run_ptr[run]);
+         k < static_cast<std::size_t>(m.run_ptr[run + 1]); ++k) {
+      const index_t col = cudalab::sparse::panel_column(m, k);
+      CHECK(col - m.group_col[k / 32] < 65536);
+      if (k % 32 != 0 && (m.packed[k] >> 16) != cudalab::sparse::kPanelPadding)
+        CHECK(col >= cudalab::sparse::panel_column(m, k - 1));  // column order in a group
+      const std::uint32_t local = m.packed[k] >> 16;
+      if (local == cudalab::sparse::kPanelPadding) {
+        CHECK(m.val[k] == 0.0f);
+        continue;
       }
+      REQUIRE(static_cast<index_t>(local) < m.panel_row[p + 1] - m.panel_row[p]);
+      y[static_cast<std::size_t>(m.panel_row[p]) + local] += static_cast<double>(m.val[k]) * x[col];
     }
+  }
   return y;
+}
+
+std::size_t panel_entries(const PanelMatrix& m) {
+  return static_cast<std::size_t>(
+      std::count_if(m.packed.begin(), m.packed.end(),
+                    [](std::uint32_t v) { return (v >> 16) != cudalab::sparse::kPanelPadding; }));
 }
 
 }  // namespace
 
-TEST_CASE("SELL: pieces, the window sort and padding, hand-checked", "[common][sparse][formats]") {
-  // The example's rows have 2, 0, 4, 1 entries. Window 4, pieces of at most 2: row 2 becomes two
-  // pieces of 2; sorted by length: row 0 (2), row 2 (2), row 2 (2), row 3 (1); one slice of
-  // width 2.
+TEST_CASE("Row panels: the cut, the column order and padding, hand-checked",
+          "[common][sparse][formats]") {
+  // The example's rows have 2, 0, 4, 1 entries (7 in all). Two panels: the first ends where the
+  // entries reach 7 / 2, so rows 0-2 (6 entries), then row 3.
   const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
-  const cudalab::sparse::SellMatrix s = cudalab::sparse::csr_to_sell(a, 4, 2);
-  REQUIRE(s.slices() == 1);
-  CHECK(s.window_slice == std::vector<index_t>{0, 1});
-  CHECK(s.slice_ptr == std::vector<index_t>{0, 64});
-  CHECK(std::vector<std::int16_t>(s.lane_row.begin(), s.lane_row.begin() + 5) ==
-        std::vector<std::int16_t>{0, 2, 2, 3, -1});
-  // Slot k of lane l at 32 k + l: lane 0 = row 0 (cols 0, 2), lane 1 = row 2's first half
-  // (cols 0, 1), lane 2 its second half (cols 2, 3), lane 3 = row 3 (col 1, then padding).
-  CHECK(s.col_idx[0] == 0);
-  CHECK(s.col_idx[32] == 2);
-  CHECK(s.col_idx[1] == 0);
-  CHECK(s.col_idx[33] == 1);
-  CHECK(s.col_idx[2] == 2);
-  CHECK(s.col_idx[34] == 3);
-  CHECK(s.col_idx[3] == 1);
-  CHECK(s.val[3] == 7.0f);
-  CHECK(s.val[35] == 0.0f);
-  CHECK(s.val[4] == 0.0f);
+  const PanelMatrix m = cudalab::sparse::csr_to_panels(a, 2, 1, 100);
+  CHECK(m.panel_row == std::vector<index_t>{0, 3, 4});
+  CHECK(m.max_rows == 3);
+  CHECK(m.run_ptr == std::vector<index_t>{0, 32, 64});
+  CHECK(m.group_col == std::vector<index_t>{0, 1});
+  // Panel 0 in column order: (0,0)=1 (2,0)=3 (2,1)=4 (0,2)=2 (2,2)=5 (2,3)=6, then padding.
+  const std::vector<std::uint32_t> first = {0u << 16 | 0, 2u << 16 | 0, 2u << 16 | 1,
+                                            0u << 16 | 2, 2u << 16 | 2, 2u << 16 | 3};
+  CHECK(std::vector<std::uint32_t>(m.packed.begin(), m.packed.begin() + 6) == first);
+  CHECK(std::vector<float>(m.val.begin(), m.val.begin() + 6) ==
+        std::vector<float>{1, 3, 4, 2, 5, 6});
+  CHECK(m.packed[6] == (0xffffu << 16 | 0));
+  CHECK(m.val[6] == 0.0f);
+  // Panel 1: row 3 (local row 0), column 1.
+  CHECK(m.packed[32] == (0u << 16 | 1));
+  CHECK(m.val[32] == 7.0f);
+
+  // One panel in two parts: the 7 entries in column order, 3 to the first run, 4 to the second.
+  const PanelMatrix two = cudalab::sparse::csr_to_panels(a, 1, 2, 100);
+  CHECK(two.panel_row == std::vector<index_t>{0, 4});
+  CHECK(two.run_ptr == std::vector<index_t>{0, 32, 64});
+  CHECK(two.group_col == std::vector<index_t>{0, 1});
+  CHECK(std::vector<float>(two.val.begin(), two.val.begin() + 4) == std::vector<float>{1, 3, 4, 0});
+  CHECK(std::vector<float>(two.val.begin() + 32, two.val.begin() + 37) ==
+        std::vector<float>{7, 2, 5, 6, 0});
+
+  // max_rows 1: one row per panel whatever the entries say.
+  const PanelMatrix single = cudalab::sparse::csr_to_panels(a, 2, 1, 1);
+  CHECK(single.panel_row == std::vector<index_t>{0, 1, 2, 3, 4});
+  CHECK(single.run_ptr == std::vector<index_t>{0, 32, 32, 64, 96});
 }
 
-TEST_CASE("SELL computes the same y as CSR on generated matrices", "[common][sparse][formats]") {
+TEST_CASE("Row panels: a group never spans 65536 columns", "[common][sparse][formats]") {
+  CsrMatrix a;
+  a.rows = 1;
+  a.cols = 200000;
+  a.row_ptr = {0, 5};
+  a.col_idx = {0, 1, 70000, 135535, 140000};
+  a.val = {1, 2, 3, 4, 5};
+  const PanelMatrix m = cudalab::sparse::csr_to_panels(a, 1, 1, 10);
+  // 0 and 1 share a group; 70000 is too far and opens the next, 135535 = 70000 + 65535 still fits,
+  // 140000 opens a third.
+  CHECK(m.group_col == std::vector<index_t>{0, 70000, 140000});
+  CHECK(m.run_ptr == std::vector<index_t>{0, 96});
+  CHECK(cudalab::sparse::panel_column(m, 33) == 135535);
+  CHECK(panel_entries(m) == 5);
+  const std::vector<float> x(200000, 0.5f);
+  CHECK(panel_times(m, x)[0] == Approx(7.5));
+}
+
+TEST_CASE("Row panels compute the same y as CSR on generated matrices",
+          "[common][sparse][formats]") {
   const std::uint64_t seed = GENERATE(std::uint64_t{5}, std::uint64_t{6});
-  const index_t window = GENERATE(index_t{1}, index_t{7}, index_t{256});
-  CAPTURE(seed, window);
-  const std::vector<CsrMatrix> matrices = generated_matrices(seed);
-  for (const CsrMatrix& a : matrices) {
+  const index_t panels = GENERATE(index_t{1}, index_t{3}, index_t{64});
+  const index_t parts = GENERATE(index_t{1}, index_t{2}, index_t{3});
+  const index_t max_rows = GENERATE(index_t{5}, index_t{65535});
+  CAPTURE(seed, panels, parts, max_rows);
+  for (const CsrMatrix& a : generated_matrices(seed)) {
     CAPTURE(a.rows, a.cols, a.nnz());
-    const cudalab::sparse::SellMatrix s = cudalab::sparse::csr_to_sell(a, window, 32);
-    CHECK(s.window_slice.size() == static_cast<std::size_t>((a.rows + window - 1) / window) + 1);
-    CHECK(s.lane_row.size() == 32 * s.slices());
-    CHECK(s.col_idx.size() == static_cast<std::size_t>(s.slice_ptr.back()));
-    CHECK(s.col_idx.size() >= a.nnz());
-    for (std::size_t slice = 0; slice < s.slices(); ++slice)
-      CHECK((s.slice_ptr[slice + 1] - s.slice_ptr[slice]) / 32 <= 32);  // pieces of at most 32
+    const PanelMatrix m = cudalab::sparse::csr_to_panels(a, panels, parts, max_rows);
+    CHECK(m.panel_row.back() == a.rows);
+    CHECK(m.max_rows <= max_rows);
+    CHECK(panel_entries(m) == a.nnz());
     const std::vector<float> x = cudalab::random_floats(static_cast<std::size_t>(a.cols), seed);
     const std::vector<double> ref = cudalab::sparse::spmv_reference(a, x);
-    const std::vector<double> y = sell_times(s, x);
+    const std::vector<double> y = panel_times(m, x);
     for (index_t i = 0; i < a.rows; ++i) {
       CAPTURE(i);
       CHECK(y[i] == Approx(ref[i]).margin(1e-12));
@@ -319,11 +361,28 @@ TEST_CASE("SELL computes the same y as CSR on generated matrices", "[common][spa
   }
 }
 
-TEST_CASE("SELL: bad windows and pieces are refused", "[common][sparse][formats]") {
+TEST_CASE("Row panels: empty matrices and bad shapes", "[common][sparse][formats]") {
+  CsrMatrix none;
+  none.row_ptr = {0};
+  const PanelMatrix m0 = cudalab::sparse::csr_to_panels(none, 4, 2, 100);
+  CHECK(m0.panels() == 0);
+  CHECK(m0.run_ptr == std::vector<index_t>{0});
+  CsrMatrix zeros;
+  zeros.rows = 5;
+  zeros.cols = 3;
+  zeros.row_ptr = std::vector<index_t>(6, 0);
+  const PanelMatrix mz = cudalab::sparse::csr_to_panels(zeros, 2, 2, 100);
+  CHECK(mz.panel_row.back() == 5);
+  CHECK(mz.packed.empty());
+  CHECK(mz.run_ptr == std::vector<index_t>(mz.panels() * 2 + 1, 0));
+
   const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_sell(a, 0), Catch::Contains("window must be in"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_sell(a, 40000), Catch::Contains("window must be in"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_sell(a, 4, 0), Catch::Contains("max_piece"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 0, 1, 100),
+                    Catch::Contains("panels must be"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 0, 100), Catch::Contains("parts must be"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 9, 100), Catch::Contains("parts must be"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 0), Catch::Contains("max_rows"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 65536), Catch::Contains("max_rows"));
 }
 
 TEST_CASE("SpMV reference: y = A x in double on a tiny matrix", "[common][sparse][spmv]") {

@@ -18,21 +18,27 @@
 //                            32 / (mean row length) + 1 atomics per warp instead of 32.
 //   HYB                      the ELL kernel writes every row, then the COO kernel adds the rest.
 //
-// Beyond the lab's formats (sell.h; the bench's "reference sell" row):
-//   spmv_sell_kernel         sliced ELL: one block per window of rows, one warp per slice of 32
-//                            row pieces sorted by length (cudalab::sparse::csr_to_sell), lane l
-//                            walking its piece down the slice's column-major slots (each step
-//                            one coalesced 128-byte load of col_idx and of val), no padding to the
-//                            longest row of the matrix, no atomics in global memory. Each lane adds
-//                            its piece's sum into the window's y in shared memory, and the block
-//                            writes the window's y in one coalesced pass. The entries are streamed
-//                            with ld.global.nc.L1::no_allocate, keeping L1 for the x gathers.
+// Beyond the lab's formats (panels.h; the bench's "reference panels" row):
+//   spmv_panels_kernel       column-sorted row panels (cudalab::sparse::csr_to_panels): every
+//                            kernel above gathers x in row order, one 32-byte L2 sector per
+//                            entry when the columns are scattered, and those gathers are most of
+//                            its time. Here a block takes a panel of rows whose y fits in shared
+//                            memory and reads the panel's entries in column order, so a warp's 32
+//                            gathers hit neighbouring columns (shared sectors and lines) and the
+//                            block's warps sweep x together through L1. Products go to the
+//                            panel's y with shared-memory atomics. On sm_90 a panel is split in
+//                            two by columns over a cluster of two blocks (twice the rows per
+//                            panel, so twice the entries per column range), and the two partial
+//                            y are added through distributed shared memory.
+#include <cooperative_groups.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "cudalab/check.h"
-#include "sell.h"
+#include "panels.h"
 #include "spmv.h"
 
 namespace lab07 {
@@ -187,10 +193,11 @@ void spmv_hyb(const HybView& a, const float* x, float* y, cudaStream_t stream) {
   launch_coo(a.coo, x, y, stream);
 }
 
-// ---- Sliced ELL (reference only) ----
+// ---- Column-sorted row panels (reference only) ----
 
-constexpr int SELL_WARPS = 8;  // warps per block: a window's slices are dealt out among them
-constexpr int SELL_UNROLL = 4;
+constexpr int PANEL_THREADS = 1024;
+constexpr int PANEL_UNROLL = 4;  // groups of 32 entries per warp per step: 4 gathers in flight
+constexpr unsigned PANEL_PADDING = 0xffffu;
 
 __device__ __forceinline__ int load_streaming(const int* p) {
   int v;
@@ -203,56 +210,153 @@ __device__ __forceinline__ float load_streaming(const float* p) {
   return v;
 }
 
-__global__ void __launch_bounds__(SELL_WARPS* WARP_SIZE)
-    spmv_sell_kernel(SellView a, const float* __restrict__ x, float* __restrict__ y) {
-  extern __shared__ float window_y[];  // a.window floats
-  for (int i = threadIdx.x; i < a.window; i += blockDim.x) window_y[i] = 0.0f;
+// One block per run (PARTS runs per panel, one cluster). The run's groups of 32 entries are dealt
+// to the warps in turn, so the block's warps move through the columns together; entries are
+// streamed past L1 (no_allocate), which keeps L1 for x.
+template <int PARTS>
+__global__ void __launch_bounds__(PANEL_THREADS, 1)
+    spmv_panels_kernel(PanelView a, const float* __restrict__ x, float* __restrict__ y) {
+  extern __shared__ float panel_y[];  // the panel's rows
+  const int run = static_cast<int>(blockIdx.x), panel = run / PARTS;
+  const int first_row = __ldg(a.panel_row + panel);
+  const int rows = __ldg(a.panel_row + panel + 1) - first_row;
+  for (int i = threadIdx.x; i < rows; i += PANEL_THREADS) panel_y[i] = 0.0f;
   __syncthreads();
+  const int begin = __ldg(a.run_ptr + run), end = __ldg(a.run_ptr + run + 1);
   const int warp = static_cast<int>(threadIdx.x) / WARP_SIZE;
   const int lane = static_cast<int>(threadIdx.x) % WARP_SIZE;
-  const int first = __ldg(a.window_slice + blockIdx.x),
-            last = __ldg(a.window_slice + blockIdx.x + 1);
-  for (int s = first + warp; s < last; s += SELL_WARPS) {
-    const int begin = __ldg(a.slice_ptr + s);
-    const int width = (__ldg(a.slice_ptr + s + 1) - begin) / WARP_SIZE;
-    const int* col = a.col_idx + begin + lane;
-    const float* val = a.val + begin + lane;
-    float sum = 0.0f;
-    int k = 0;
-    for (; k + SELL_UNROLL <= width; k += SELL_UNROLL) {  // SELL_UNROLL gathers in flight
-      int c[SELL_UNROLL];
-      float v[SELL_UNROLL];
+  constexpr int WARPS = PANEL_THREADS / WARP_SIZE;
+  for (int g0 = begin + warp * WARP_SIZE * PANEL_UNROLL; g0 < end;
+       g0 += WARPS * WARP_SIZE * PANEL_UNROLL) {
+    unsigned row[PANEL_UNROLL];
+    int col[PANEL_UNROLL];
+    float v[PANEL_UNROLL];
 #pragma unroll
-      for (int u = 0; u < SELL_UNROLL; ++u) {
-        c[u] = load_streaming(col + (k + u) * WARP_SIZE);
-        v[u] = load_streaming(val + (k + u) * WARP_SIZE);
+    for (int u = 0; u < PANEL_UNROLL; ++u) {
+      const int g = g0 + u * WARP_SIZE;  // a group of 32: run ends are multiples of 32
+      row[u] = PANEL_PADDING;
+      col[u] = 0;
+      v[u] = 0.0f;
+      if (g < end) {
+        const auto packed = static_cast<unsigned>(
+            load_streaming(reinterpret_cast<const int*>(a.packed) + g + lane));
+        const auto base = static_cast<unsigned>(__ldg(a.group_col + g / WARP_SIZE));
+        row[u] = packed >> 16;
+        col[u] = static_cast<int>(base + ((packed - base) & 0xffffu));
+        v[u] = load_streaming(a.val + g + lane);
       }
-#pragma unroll
-      for (int u = 0; u < SELL_UNROLL; ++u) sum = fmaf(v[u], __ldg(x + c[u]), sum);
     }
-    for (; k < width; ++k)
-      sum = fmaf(load_streaming(val + k * WARP_SIZE),
-                 __ldg(x + load_streaming(col + k * WARP_SIZE)), sum);
-    // Padding slots hold column 0 and value 0: they add 0 (x is finite) to a used lane, and an
-    // unused lane has nothing to add.
-    const int row = a.lane_row[static_cast<long long>(s) * WARP_SIZE + lane];
-    if (row >= 0) atomicAdd(&window_y[row], sum);
+    float xv[PANEL_UNROLL];
+#pragma unroll
+    for (int u = 0; u < PANEL_UNROLL; ++u)
+      xv[u] = row[u] != PANEL_PADDING ? __ldg(x + col[u]) : 0.0f;
+#pragma unroll
+    for (int u = 0; u < PANEL_UNROLL; ++u)
+      if (row[u] != PANEL_PADDING) atomicAdd(&panel_y[row[u]], v[u] * xv[u]);
   }
-  __syncthreads();
-  const long long row0 = static_cast<long long>(blockIdx.x) * a.window;
-  for (int i = threadIdx.x; i < a.window && row0 + i < a.rows; i += blockDim.x)
-    y[row0 + i] = window_y[i];
+  if constexpr (PARTS == 1) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < rows; i += PANEL_THREADS) y[first_row + i] = panel_y[i];
+  } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // Each block writes its share of the panel's rows, adding the partial y of every block of
+    // the cluster; the second cluster barrier keeps every block's shared memory alive until all
+    // have read it.
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();
+    const int part = static_cast<int>(cluster.block_rank());
+    const int lo = static_cast<int>(static_cast<long long>(rows) * part / PARTS);
+    const int hi = static_cast<int>(static_cast<long long>(rows) * (part + 1) / PARTS);
+    for (int i = lo + static_cast<int>(threadIdx.x); i < hi; i += PANEL_THREADS) {
+      float sum = 0.0f;
+#pragma unroll
+      for (int r = 0; r < PARTS; ++r) sum += cluster.map_shared_rank(panel_y, r)[i];
+      y[first_row + i] = sum;
+    }
+    cluster.sync();
+#elif defined(__CUDA_ARCH__)
+    __trap();  // spmv_panels refuses parts = 2 below sm_90
+#endif
+  }
 }
 
-void spmv_sell(const SellView& a, const float* x, float* y, cudaStream_t stream) {
-  if (a.window < 1 || a.window > kMaxSellWindow)
-    throw std::invalid_argument("spmv_sell: the window must be in [1, " +
-                                std::to_string(kMaxSellWindow) + "] rows, got " +
-                                std::to_string(a.window));
-  if (a.rows == 0) return;
-  spmv_sell_kernel<<<a.windows, SELL_WARPS * WARP_SIZE, sizeof(float) * a.window, stream>>>(a, x,
-                                                                                            y);
-  CUDA_CHECK(cudaGetLastError());
+constexpr int kPanelClusterParts = 2;
+
+int panel_smem_limit(int device) {
+  int bytes = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
+template <int PARTS>
+cudaLaunchConfig_t panel_config(const PanelView& a, cudaLaunchAttribute* cluster, int smem_bytes,
+                                cudaStream_t stream) {
+  static int allowed = 48 * 1024;  // what every kernel may use without asking (once per size)
+  if (smem_bytes > allowed) {
+    CUDA_CHECK(cudaFuncSetAttribute(spmv_panels_kernel<PARTS>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+    allowed = smem_bytes;
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(a.panels * PARTS));
+  config.blockDim = dim3(PANEL_THREADS);
+  config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+  config.stream = stream;
+  cluster->id = cudaLaunchAttributeClusterDimension;
+  cluster->val.clusterDim.x = PARTS;
+  cluster->val.clusterDim.y = 1;
+  cluster->val.clusterDim.z = 1;
+  config.attrs = cluster;
+  config.numAttrs = PARTS > 1 ? 1 : 0;
+  return config;
+}
+
+PanelShape panel_shape() {
+  int device = 0, major = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PanelShape shape;
+  shape.max_rows = std::min(65535, panel_smem_limit(device) / 4);
+  if (major < 9) {  // no clusters: one block per SM
+    shape.panels = sms;
+    return shape;
+  }
+  shape.parts = kPanelClusterParts;
+  PanelView probe;
+  probe.panels = 1;
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config =
+      panel_config<kPanelClusterParts>(probe, &cluster, 4 * shape.max_rows, nullptr);
+  int clusters = 0;
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveClusters(&clusters, spmv_panels_kernel<kPanelClusterParts>, &config));
+  shape.panels = std::max(1, clusters);
+  return shape;
+}
+
+void spmv_panels(const PanelView& a, const float* x, float* y, cudaStream_t stream) {
+  int device = 0, major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (a.parts != 1 && !(a.parts == kPanelClusterParts && major >= 9))
+    throw std::invalid_argument("spmv_panels: parts must be 1, or 2 on sm_90 and newer, got " +
+                                std::to_string(a.parts));
+  const long long smem = 4LL * a.max_rows;
+  if (smem > panel_smem_limit(device))
+    throw std::invalid_argument("spmv_panels: a panel of " + std::to_string(a.max_rows) +
+                                " rows needs more shared memory than a block gets");
+  if (a.panels == 0) return;
+  cudaLaunchAttribute cluster;
+  if (a.parts == 1) {
+    const cudaLaunchConfig_t config = panel_config<1>(a, &cluster, static_cast<int>(smem), stream);
+    CUDA_CHECK(cudaLaunchKernelEx(&config, spmv_panels_kernel<1>, a, x, y));
+  } else {
+    const cudaLaunchConfig_t config =
+        panel_config<kPanelClusterParts>(a, &cluster, static_cast<int>(smem), stream);
+    CUDA_CHECK(cudaLaunchKernelEx(&config, spmv_panels_kernel<kPanelClusterParts>, a, x, y));
+  }
 }
 
 }  // namespace CUDALAB_IMPL

@@ -181,63 +181,76 @@ HybMatrix csr_to_hyb(const CsrMatrix& a, index_t width) {
   return hyb;
 }
 
-SellMatrix csr_to_sell(const CsrMatrix& a, index_t window, index_t max_piece) {
+PanelMatrix csr_to_panels(const CsrMatrix& a, index_t panels, index_t parts, index_t max_rows) {
   validate(a);
-  if (window < 1 || window > 32767)
-    fail("csr_to_sell: the window must be in [1, 32767] rows, got " + std::to_string(window));
-  if (max_piece < 1)
-    fail("csr_to_sell: max_piece must be at least 1, got " + std::to_string(max_piece));
-  constexpr int kLanes = 32;
-  SellMatrix s;
-  s.rows = a.rows;
-  s.cols = a.cols;
-  s.window = window;
-  struct Piece {
-    index_t local, start, length;
-  };
-  std::vector<Piece> pieces;
-  long long slots = 0;
-  for (index_t first = 0; first < a.rows; first += window) {
-    const index_t last = std::min<long long>(a.rows, static_cast<long long>(first) + window);
-    pieces.clear();
-    for (index_t i = first; i < last; ++i) {
-      const index_t begin = a.row_ptr[i], length = a.row_ptr[i + 1] - begin;
-      const index_t parts = (length + max_piece - 1) / max_piece;
-      for (index_t p = 0; p < parts; ++p) {
-        const auto from = static_cast<index_t>(static_cast<long long>(length) * p / parts);
-        const auto to = static_cast<index_t>(static_cast<long long>(length) * (p + 1) / parts);
-        pieces.push_back({i - first, begin + from, to - from});
-      }
-    }
-    std::stable_sort(pieces.begin(), pieces.end(),
-                     [](const Piece& l, const Piece& r) { return l.length > r.length; });
-    for (std::size_t p0 = 0; p0 < pieces.size(); p0 += kLanes) {
-      const index_t width = pieces[p0].length;
-      const long long base = slots;
-      slots += static_cast<long long>(kLanes) * width;
-      if (slots > std::numeric_limits<index_t>::max())
-        fail("csr_to_sell: more than 2^31 - 1 slots with padding");
-      s.col_idx.resize(static_cast<std::size_t>(slots), 0);
-      s.val.resize(static_cast<std::size_t>(slots), 0.0f);
-      for (int lane = 0; lane < kLanes; ++lane) {
-        const std::size_t p = p0 + lane;
-        if (p >= pieces.size()) {
-          s.lane_row.push_back(-1);
-          continue;
-        }
-        s.lane_row.push_back(static_cast<std::int16_t>(pieces[p].local));
-        for (index_t k = 0; k < pieces[p].length; ++k) {
-          const auto slot =
-              static_cast<std::size_t>(base + static_cast<long long>(kLanes) * k + lane);
-          s.col_idx[slot] = a.col_idx[pieces[p].start + k];
-          s.val[slot] = a.val[pieces[p].start + k];
-        }
-      }
-      s.slice_ptr.push_back(static_cast<index_t>(slots));
-    }
-    s.window_slice.push_back(static_cast<index_t>(s.slices()));
+  if (panels < 1) fail("csr_to_panels: panels must be at least 1, got " + std::to_string(panels));
+  if (parts < 1 || parts > 8)
+    fail("csr_to_panels: parts must be in [1, 8], got " + std::to_string(parts));
+  if (max_rows < 1 || max_rows > static_cast<index_t>(kPanelPadding))
+    fail("csr_to_panels: max_rows must be in [1, 65535], got " + std::to_string(max_rows));
+  PanelMatrix m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  m.parts = parts;
+  const long long nnz = a.row_ptr.back();
+  // Panels: panel p ends where the entries reach (p + 1) / panels of the total, or at max_rows.
+  for (index_t r = 0, p = 0; r < a.rows; ++p) {
+    const index_t first = r;
+    const long long limit = p + 1 >= panels ? nnz : nnz * (p + 1) / panels;
+    while (r < a.rows && r - first < max_rows &&
+           (r == first || p + 1 >= panels || a.row_ptr[r] < limit))
+      ++r;
+    m.panel_row.push_back(r);
+    m.max_rows = std::max(m.max_rows, r - first);
   }
-  return s;
+  // A panel's entries in column order (ties by row): walk the columns of a counting sort and
+  // deal each entry to its row's panel.
+  std::vector<index_t> panel_of(static_cast<std::size_t>(a.rows));
+  for (std::size_t p = 0; p < m.panels(); ++p)
+    std::fill(panel_of.begin() + m.panel_row[p], panel_of.begin() + m.panel_row[p + 1],
+              static_cast<index_t>(p));
+  std::vector<index_t> row_of(static_cast<std::size_t>(nnz));
+  for (index_t i = 0; i < a.rows; ++i)
+    std::fill(row_of.begin() + a.row_ptr[i], row_of.begin() + a.row_ptr[i + 1], i);
+  std::vector<long long> col_start(static_cast<std::size_t>(a.cols) + 1, 0);
+  for (const index_t c : a.col_idx) ++col_start[static_cast<std::size_t>(c) + 1];
+  std::partial_sum(col_start.begin(), col_start.end(), col_start.begin());
+  std::vector<index_t> by_col(static_cast<std::size_t>(nnz));
+  for (long long k = 0; k < nnz; ++k)  // k in row order, so ties stay in row order
+    by_col[static_cast<std::size_t>(col_start[a.col_idx[k]]++)] = static_cast<index_t>(k);
+  std::vector<long long> panel_start(m.panels() + 1, 0);
+  for (const index_t i : row_of) ++panel_start[static_cast<std::size_t>(panel_of[i]) + 1];
+  std::partial_sum(panel_start.begin(), panel_start.end(), panel_start.begin());
+  std::vector<index_t> order(static_cast<std::size_t>(nnz));
+  {
+    std::vector<long long> next(panel_start.begin(), panel_start.end() - 1);
+    for (const index_t k : by_col) order[static_cast<std::size_t>(next[panel_of[row_of[k]]]++)] = k;
+  }
+  // Runs, groups of 32, packing.
+  auto pad = [&](index_t group_column) {
+    m.packed.push_back(kPanelPadding << 16 | (static_cast<std::uint32_t>(group_column) & 0xffffu));
+    m.val.push_back(0.0f);
+  };
+  for (std::size_t p = 0; p < m.panels(); ++p) {
+    const long long begin = panel_start[p], count = panel_start[p + 1] - begin;
+    for (index_t part = 0; part < parts; ++part) {
+      const long long from = begin + count * part / parts, to = begin + count * (part + 1) / parts;
+      for (long long t = from; t < to; ++t) {
+        const index_t k = order[static_cast<std::size_t>(t)];
+        const index_t col = a.col_idx[k];
+        if (m.packed.size() % 32 != 0 && col - m.group_col.back() >= 65536)
+          while (m.packed.size() % 32 != 0) pad(m.group_col.back());
+        if (m.packed.size() % 32 == 0) m.group_col.push_back(col);
+        const auto local = static_cast<std::uint32_t>(row_of[k] - m.panel_row[p]);
+        m.packed.push_back(local << 16 | (static_cast<std::uint32_t>(col) & 0xffffu));
+        m.val.push_back(a.val[k]);
+      }
+      while (m.packed.size() % 32 != 0) pad(m.group_col.back());
+      if (m.packed.size() > kMaxEntries) fail("csr_to_panels: more than 2^31 - 1 slots");
+      m.run_ptr.push_back(static_cast<index_t>(m.packed.size()));
+    }
+  }
+  return m;
 }
 
 namespace {

@@ -11,8 +11,8 @@
 // counts the effective bytes of one CSR SpMV, nnz * (4 + 4) + (rows + 1) * 4 + rows * 4 (y)
 // + cols * 4 (x read once), for every format alike (spmv_check.h), so that the formats compare
 // the same work; "% copy" is that rate over the copy bandwidth measured at start-up. With
-// --impl reference and in --bench, the reference's sliced ELL (solutions/07-spmv/sell.h, not a
-// student format) runs too, as the row "reference sell".
+// --impl reference and in --bench, the reference's column-sorted row panels
+// (solutions/07-spmv/panels.h, not a student format) run too, as the row "reference panels".
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,7 +30,7 @@
 #include "impls.h"
 #undef CUDALAB_IMPL
 #define CUDALAB_IMPL reference
-#include "sell.h"  // solutions/07-spmv: the reference's extra format, timed in --bench
+#include "panels.h"  // solutions/07-spmv: the reference's extra format, timed in --bench
 #undef CUDALAB_IMPL
 
 namespace {
@@ -206,11 +206,11 @@ std::string first_line(const std::string& s) {
   return s.substr(0, nl) + ": " + s.substr(nl + 1, nl2 == std::string::npos ? nl2 : nl2 - nl - 1);
 }
 
-// Every selected format of the given variants, the reference's sliced ELL when `with_sell`, and
+// Every selected format of the given variants, the reference's row panels when `with_panels`, and
 // cuSPARSE on CSR when `with_cusparse`: each validated on the whole y, then all timed interleaved.
 std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats,
                          const std::vector<const lab07::SpmvVariant*>& variants, bool with_cusparse,
-                         bool with_sell) {
+                         bool with_panels) {
   const long long nnz = static_cast<long long>(m.a.nnz());
   const double bytes = lab07::spmv_effective_bytes(m.a.rows, m.a.cols, nnz);
   const double flops = lab07::spmv_flops(nnz);
@@ -245,44 +245,45 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
       rows.push_back(r);
     }
   }
-  // The reference's sliced ELL (when with_sell): built on the host, checked, then timed with the
-  // rest.
-  struct SellArrays {
-    cudalab::DeviceBuffer<int> window_slice, slice_ptr, col_idx;
-    cudalab::DeviceBuffer<short> lane_row;
+  // The reference's row panels (when with_panels): built on the host for this device, checked,
+  // then timed with the rest.
+  struct PanelArrays {
+    cudalab::DeviceBuffer<int> panel_row, run_ptr, group_col;
+    cudalab::DeviceBuffer<std::uint32_t> packed;
     cudalab::DeviceBuffer<float> val, x, y;
-    lab07::SellView view;
+    lab07::PanelView view;
   };
-  std::unique_ptr<SellArrays> sell;
-  if (with_sell) {
-    Row r = row_for("reference", "sell");
-    const sp::SellMatrix h = sp::csr_to_sell(m.a);
-    sell = std::make_unique<SellArrays>(SellArrays{
-        cudalab::DeviceBuffer<int>(h.window_slice), cudalab::DeviceBuffer<int>(h.slice_ptr),
-        cudalab::DeviceBuffer<int>(h.col_idx),
-        cudalab::DeviceBuffer<short>(std::vector<short>(h.lane_row.begin(), h.lane_row.end())),
+  std::unique_ptr<PanelArrays> panels;
+  if (with_panels) {
+    Row r = row_for("reference", "panels");
+    const lab07::PanelShape shape = lab07::reference::panel_shape();
+    const sp::PanelMatrix h = sp::csr_to_panels(m.a, shape.panels, shape.parts, shape.max_rows);
+    panels = std::make_unique<PanelArrays>(PanelArrays{
+        cudalab::DeviceBuffer<int>(h.panel_row), cudalab::DeviceBuffer<int>(h.run_ptr),
+        cudalab::DeviceBuffer<int>(h.group_col), cudalab::DeviceBuffer<std::uint32_t>(h.packed),
         cudalab::DeviceBuffer<float>(h.val), cudalab::DeviceBuffer<float>(m.x),
-        cudalab::DeviceBuffer<float>(static_cast<std::size_t>(m.a.rows)), lab07::SellView{}});
-    lab07::SellView& v = sell->view;
+        cudalab::DeviceBuffer<float>(static_cast<std::size_t>(m.a.rows)), lab07::PanelView{}});
+    lab07::PanelView& v = panels->view;
     v.rows = h.rows;
     v.cols = h.cols;
-    v.window = h.window;
-    v.windows = static_cast<int>(h.window_slice.size()) - 1;
-    v.window_slice = sell->window_slice.data();
-    v.slice_ptr = sell->slice_ptr.data();
-    v.lane_row = sell->lane_row.data();
-    v.col_idx = sell->col_idx.data();
-    v.val = sell->val.data();
-    CUDA_CHECK(cudaMemset(sell->y.data(), 0xFF, sell->y.bytes()));
-    lab07::reference::spmv_sell(v, sell->x.data(), sell->y.data(), nullptr);
+    v.panels = static_cast<int>(h.panels());
+    v.parts = h.parts;
+    v.max_rows = h.max_rows;
+    v.panel_row = panels->panel_row.data();
+    v.run_ptr = panels->run_ptr.data();
+    v.packed = panels->packed.data();
+    v.group_col = panels->group_col.data();
+    v.val = panels->val.data();
+    CUDA_CHECK(cudaMemset(panels->y.data(), 0xFF, panels->y.bytes()));
+    lab07::reference::spmv_panels(v, panels->x.data(), panels->y.data(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const std::string wrong = lab07::compare_rows(sell->y.download(), sp::spmv_reference(m.a, m.x),
-                                                  sp::spmv_error_bound(m.a, m.x));
+    const std::string wrong = lab07::compare_rows(
+        panels->y.download(), sp::spmv_reference(m.a, m.x), sp::spmv_error_bound(m.a, m.x));
     if (!wrong.empty()) {
       r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
     } else {
-      launches.push_back([a = sell.get()](cudaStream_t s) {
-        lab07::reference::spmv_sell(a->view, a->x.data(), a->y.data(), s);
+      launches.push_back([a = panels.get()](cudaStream_t s) {
+        lab07::reference::spmv_panels(a->view, a->x.data(), a->y.data(), s);
       });
       timed.push_back(rows.size());
     }
@@ -400,7 +401,7 @@ int run_matrix(const Options& o, const MatrixCase& m, const cudalab::DeviceInfo&
   }
   if (!ok.empty()) {
     print_header();
-    // The reference also runs its sliced ELL (checked against the CPU like the rest).
+    // The reference also runs its row panels (checked against the CPU like the rest).
     for (const Row& r : measure(m, ok, {&v}, false, &v == &lab07::kReference)) {
       print_row(r, dev);
       if (r.status != "ok") ++wrong;

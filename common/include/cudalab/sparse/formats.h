@@ -1,5 +1,5 @@
-// Sparse matrix formats for SpMV (lab 07): COO, CSR, ELL, HYB and SELL, the conversions between
-// them, and the CPU reference y = A x accumulated in double.
+// Sparse matrix formats for SpMV (lab 07): COO, CSR, ELL, HYB and row panels, the conversions
+// between them, and the CPU reference y = A x accumulated in double.
 //
 // Indices are int32 (what the kernels use; sizes and nnz are checked against it), values float.
 // Every builder is deterministic: the same input gives the same arrays bit for bit.
@@ -104,31 +104,48 @@ index_t hyb_ell_width(const CsrMatrix& a);
 // entries go to ELL, the rest to COO in (row, col) order.
 HybMatrix csr_to_hyb(const CsrMatrix& a, index_t width = -1);
 
-// Sliced ELL (SELL) for the lab 07 reference's extra format (not one the students write). The rows
-// are taken in windows of `window` consecutive rows. In each window, every row is cut into
-// pieces of at most `max_piece` entries (p = ceil(len / max_piece) pieces of near-equal length;
-// an empty row has no piece), the pieces are sorted by length, longest first (stable), and dealt
-// 32 to a slice, one per lane. A slice stores its entries column-major, entry k of lane l at
-// slice_ptr[s] + 32 k + l, padded with column 0 and value 0 up to its longest lane. lane_row[32 s
-// + l] is the row of lane l within its window (0 .. window - 1), -1 for an unused lane; a row's
-// y is the sum of its pieces. Sorting inside a window keeps the padding small and the rows of a
-// block of threads close together in y.
-struct SellMatrix {
+// Column-sorted row panels, the lab 07 reference's extra format (not one the students write).
+// Every kernel that takes the entries in row order gathers x[col] one 32-byte L2 sector per entry
+// when the columns are random; this layout takes a panel's entries in column order instead, so
+// the 32 lanes of a warp read neighbouring columns (shared sectors and cache lines).
+//   - The rows are cut into `panels` runs of consecutive rows with about equal entry counts, each
+//     at most `max_rows` rows (so a panel's y fits in shared memory); more panels when that cap
+//     binds. panel_row[p] .. panel_row[p + 1] are panel p's rows.
+//   - A panel's entries are sorted by column (ties by row) and cut into `parts` runs of equal
+//     length, run r of panel p being run p * parts + r (one block each; the parts of a panel
+//     are one thread-block cluster that adds its partial y at the end).
+//   - Each run is padded to a multiple of 32 entries, a group: what one warp reads per load. An
+//     entry is packed as (row within its panel) << 16 | (column & 0xffff); group_col[g] is the
+//     full column of group g's first entry and each of the group's columns is group_col[g] +
+//     ((packed - group_col[g]) & 0xffff). So a group spans fewer than 65536 columns: an entry
+//     that would not fit closes the group with padding and starts the next one.
+//   - Padding: packed row kPanelPadding, column group_col[g], value 0.
+struct PanelMatrix {
   index_t rows = 0;
   index_t cols = 0;
-  index_t window = 0;
-  std::vector<index_t> window_slice{0};  // windows + 1: the first slice of each window
-  std::vector<index_t> slice_ptr{0};     // slices + 1: where each slice's entries start
-  std::vector<std::int16_t> lane_row;    // 32 per slice
-  std::vector<index_t> col_idx;          // slice_ptr.back() slots
-  std::vector<float> val;                // slice_ptr.back() slots, 0 in padding
+  index_t parts = 1;
+  index_t max_rows = 0;               // rows of the largest panel
+  std::vector<index_t> panel_row{0};  // panels + 1
+  std::vector<index_t> run_ptr{0};    // panels * parts + 1; multiples of 32
+  std::vector<std::uint32_t> packed;  // run_ptr.back() slots
+  std::vector<index_t> group_col;     // run_ptr.back() / 32
+  std::vector<float> val;             // run_ptr.back() slots, 0 in padding
 
-  std::size_t slices() const { return slice_ptr.size() - 1; }
+  std::size_t panels() const { return panel_row.size() - 1; }
 };
 
-// SELL of a CSR matrix. Throws std::invalid_argument for a window outside [1, 32767] (lane_row is
-// 16-bit), max_piece < 1, or more padded slots than int32 indices reach.
-SellMatrix csr_to_sell(const CsrMatrix& a, index_t window = 256, index_t max_piece = 32);
+// The packed row of a padding slot; panels are at most kPanelPadding rows, so no row has it.
+inline constexpr std::uint32_t kPanelPadding = 0xffff;
+
+// Row panels of a CSR matrix. Throws std::invalid_argument for panels < 1, parts outside [1, 8]
+// (a portable cluster), max_rows outside [1, 65535], or more padded slots than int32 reaches.
+PanelMatrix csr_to_panels(const CsrMatrix& a, index_t panels, index_t parts, index_t max_rows);
+
+// The full column of slot k of a PanelMatrix (padding included).
+inline index_t panel_column(const PanelMatrix& m, std::size_t k) {
+  const auto base = static_cast<std::uint32_t>(m.group_col[k / 32]);
+  return static_cast<index_t>(base + ((m.packed[k] - base) & 0xffffu));
+}
 
 // y = A x in double: each product and sum in double from the float entries. Throws
 // std::invalid_argument when x.size() != cols.
