@@ -114,6 +114,35 @@ TEST_CASE("time_interleaved of no launches returns no timings", "[common][timing
   CHECK(cudalab::time_interleaved({}, nullptr).empty());
 }
 
+TEST_CASE("add_checked_row: a right row is queued for timing, a wrong one is not",
+          "[common][timing]") {
+  struct Row {
+    std::string status;
+    double ms = 0, rse = 0;
+  };
+  std::vector<Row> rows;
+  std::vector<std::size_t> timed;
+  std::vector<cudalab::Launch> launches;
+  int made = 0, ran = 0;
+  const auto make = [&] {
+    ++made;
+    return cudalab::Launch([&ran](cudaStream_t) { ++ran; });
+  };
+  cudalab::add_checked_row(rows, timed, launches, Row{"ok"}, "", make);
+  cudalab::add_checked_row(rows, timed, launches, Row{"ok"},
+                           "case 'student': 3 of 9 rows wrong\nrow 4: expected 1, got 2", make);
+  cudalab::add_checked_row(rows, timed, launches, Row{"ok"}, "", make);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].status == "ok");
+  CHECK(rows[1].status == "wrong: case 'student': 3 of 9 rows wrong");
+  CHECK(rows[2].status == "ok");
+  CHECK(timed == std::vector<std::size_t>{0, 2});
+  REQUIRE(launches.size() == 2);
+  CHECK(timed == cudalab::ok_rows(rows));
+  CHECK(made == 2);  // not for the wrong row
+  CHECK(ran == 0);   // queued, not run
+}
+
 TEST_CASE("ok_rows: the rows whose status is ok, in order", "[common][timing]") {
   struct Row {
     std::string status;

@@ -65,4 +65,18 @@ void note(const std::string& text) {
   notes += text;
 }
 
+std::string failure_summary(const std::vector<std::string>& problems, const std::string& noun,
+                            std::size_t max_reported) {
+  std::string message;
+  std::size_t failed = 0;
+  for (const std::string& problem : problems) {
+    if (problem.empty()) continue;
+    if (++failed <= max_reported) message += (message.empty() ? "" : "\n") + problem;
+  }
+  if (failed > max_reported)
+    message += "\n(" + std::to_string(failed - max_reported) + " more of " +
+               std::to_string(problems.size()) + " " + noun + " failed)";
+  return message;
+}
+
 }  // namespace cudalab::grade

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cudalab/catch.h"
 
@@ -38,6 +39,23 @@ void set_credit(double fraction);
 // Named figures attached to the check's record (ratio, GB/s, ...), and free-form notes.
 void measure(const std::string& key, double value);
 void note(const std::string& text);
+
+// The message of a check over many cases, problems[i] being case i's problem ("" when it
+// passed): the first `max_reported` problems, one per line, then "(N more of M <noun> failed)"
+// when there are more; "" when every case passed.
+std::string failure_summary(const std::vector<std::string>& problems, const std::string& noun,
+                            std::size_t max_reported = 3);
+
+// Runs `check` (a case -> its problem, "" when it passed) on every case, then FAILs the current
+// check with failure_summary when any failed.
+template <typename Case, typename Check>
+void require_all_cases(const std::vector<Case>& cases, Check check,
+                       const std::string& noun = "cases") {
+  std::vector<std::string> problems;
+  problems.reserve(cases.size());
+  for (const Case& c : cases) problems.push_back(check(c));
+  if (const std::string message = failure_summary(problems, noun); !message.empty()) FAIL(message);
+}
 
 }  // namespace cudalab::grade
 

@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cudalab/device_buffer.h"
@@ -70,6 +72,23 @@ void time_rows(std::vector<Row>& rows, const std::vector<std::size_t>& timed,
     rows[timed[i]].ms = times[i].median_ms;
     rows[timed[i]].rse = times[i].rse;
   }
+}
+
+// The step before time_rows for a row whose output was checked, `wrong` being the check's problem
+// ("" when the output is right): a right row queues make_launch() (called only then) and is
+// marked for timing; a wrong one gets the status "wrong: <the problem's first line>" and is not
+// timed. The row is appended either way.
+template <typename Row, typename MakeLaunch>
+void add_checked_row(std::vector<Row>& rows, std::vector<std::size_t>& timed,
+                     std::vector<Launch>& launches, Row row, const std::string& wrong,
+                     MakeLaunch make_launch) {
+  if (wrong.empty()) {
+    launches.push_back(Launch(make_launch()));
+    timed.push_back(rows.size());
+  } else {
+    row.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
+  }
+  rows.push_back(std::move(row));
 }
 
 // The indices of the rows whose status is "ok", in order: the `timed` of time_rows when exactly

@@ -213,20 +213,16 @@ std::vector<Row> bench_float(int side, const std::string& mask_name, const std::
   std::vector<cudalab::Launch> launches;
   std::vector<std::size_t> timed;
   for (const auto* v : {&lab04::kCandidate, &lab04::kReference, &lab04::baseline::kNaive}) {
-    Row r{v->name, mask_name, "float", side, 1, 0, 0, bytes, "ok"};
-    if (std::string wrong = perf.validate(*v); !wrong.empty()) {
-      r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
-    } else {
-      launches.push_back(perf.launch(*v));
-      timed.push_back(rows.size());
-    }
-    rows.push_back(r);
+    cudalab::add_checked_row(rows, timed, launches,
+                             Row{v->name, mask_name, "float", side, 1, 0, 0, bytes, "ok"},
+                             perf.validate(*v), [&] { return perf.launch(*v); });
   }
   std::unique_ptr<lab04::baseline::CudnnConv2d> cudnn;
   std::string why;
   Row cr{"cuDNN", mask_name, "float", side, 1, 0, 0, bytes, "ok"};
   if (!lab04::baseline::cudnn_available(&why)) {
     cr.status = "skipped: " + why;
+    rows.push_back(cr);
   } else {
     try {
       cudnn = std::make_unique<lab04::baseline::CudnnConv2d>(side, side, mask, mask_width);
@@ -239,17 +235,13 @@ std::vector<Row> bench_float(int side, const std::string& mask_name, const std::
                                      current->run(in, out, s);
                                    },
                                    nullptr};
-      if (std::string wrong = perf.validate(v); !wrong.empty()) {
-        cr.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
-      } else {
-        launches.push_back(perf.launch(v));
-        timed.push_back(rows.size());
-      }
+      cudalab::add_checked_row(rows, timed, launches, cr, perf.validate(v),
+                               [&] { return perf.launch(v); });
     } catch (const std::exception& e) {
       cr.status = std::string("skipped: ") + e.what();
+      rows.push_back(cr);
     }
   }
-  rows.push_back(cr);
   cudalab::Stream stream;
   cudalab::time_rows(rows, timed, launches, stream.get());
   return rows;
@@ -275,18 +267,16 @@ std::vector<Row> bench_8bit(int side, const lab04::Filter& f) {
       f.width,
       7};
   for (const auto* var : {&lab04::kCandidate, &lab04::kReference}) {
-    Row r{var->name, f.name, "8-bit", side, 3, 0, 0, 2.0 * static_cast<double>(values), "ok"};
-    if (std::string wrong = lab04::run_case(check, *var); !wrong.empty()) {
-      r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
-    } else {
-      var->set_mask(f.mask.data(), f.width);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      launches.push_back([&in, &out, side, fn = var->conv2d_8bit](cudaStream_t s) {
-        fn(in.data(), out.data(), side, side, 3, s);
-      });
-      timed.push_back(rows.size());
-    }
-    rows.push_back(r);
+    cudalab::add_checked_row(
+        rows, timed, launches,
+        Row{var->name, f.name, "8-bit", side, 3, 0, 0, 2.0 * static_cast<double>(values), "ok"},
+        lab04::run_case(check, *var), [&] {
+          var->set_mask(f.mask.data(), f.width);
+          CUDA_CHECK(cudaDeviceSynchronize());
+          return [&in, &out, side, fn = var->conv2d_8bit](cudaStream_t s) {
+            fn(in.data(), out.data(), side, side, 3, s);
+          };
+        });
   }
   cudalab::Stream stream;
   cudalab::time_rows(rows, timed, launches, stream.get());

@@ -168,18 +168,13 @@ std::vector<Row> run_conv_variants(const lab05::ConvCase& c,
   lab05::ConvPerfCase perf(c.w, c.radius);  // square images only in the bench
   std::vector<Row> rows;
   std::vector<cudalab::Launch> launches;
+  std::vector<std::size_t> timed;
   cudalab::Stream stream;
-  for (const auto* v : variants) {
-    Row r{"conv", v->name, c.w, c.h, c.radius, 0, "", 0, 0, "ok"};
-    const std::string wrong = lab05::run_conv_case(c, *v);
-    if (!wrong.empty()) {
-      r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
-    } else {
-      launches.push_back(perf.launch(*v));
-    }
-    rows.push_back(r);
-  }
-  cudalab::time_rows(rows, cudalab::ok_rows(rows), launches, stream.get());
+  for (const auto* v : variants)
+    cudalab::add_checked_row(rows, timed, launches,
+                             Row{"conv", v->name, c.w, c.h, c.radius, 0, "", 0, 0, "ok"},
+                             lab05::run_conv_case(c, *v), [&] { return perf.launch(*v); });
+  cudalab::time_rows(rows, timed, launches, stream.get());
   return rows;
 }
 

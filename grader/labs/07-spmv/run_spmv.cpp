@@ -234,16 +234,9 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
     }
     cases.push_back(std::make_unique<lab07::PerfCase>(m, f));
     lab07::PerfCase& pc = *cases.back();
-    for (const auto* v : variants) {
-      Row r = row_for(v->name, lab07::format_name(f));
-      if (std::string wrong = pc.validate(*v); !wrong.empty()) {
-        r.status = "wrong: " + first_line(wrong);
-      } else {
-        launches.push_back(pc.launch(*v));
-        timed.push_back(rows.size());
-      }
-      rows.push_back(r);
-    }
+    for (const auto* v : variants)
+      cudalab::add_checked_row(rows, timed, launches, row_for(v->name, lab07::format_name(f)),
+                               first_line(pc.validate(*v)), [&] { return pc.launch(*v); });
   }
   // The reference's row panels (when with_panels): built on the host for this device, checked,
   // then timed with the rest.
@@ -255,7 +248,6 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
   };
   std::unique_ptr<PanelArrays> panels;
   if (with_panels) {
-    Row r = row_for("reference", "panels");
     const lab07::PanelShape shape = lab07::reference::panel_shape();
     const sp::PanelMatrix h = sp::csr_to_panels(m.a, shape.panels, shape.parts, shape.max_rows);
     panels = std::make_unique<PanelArrays>(PanelArrays{
@@ -277,17 +269,15 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
     CUDA_CHECK(cudaMemset(panels->y.data(), 0xFF, panels->y.bytes()));
     lab07::reference::spmv_panels(v, panels->x.data(), panels->y.data(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const std::string wrong = lab07::compare_rows(
-        panels->y.download(), sp::spmv_reference(m.a, m.x), sp::spmv_error_bound(m.a, m.x));
-    if (!wrong.empty()) {
-      r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
-    } else {
-      launches.push_back([a = panels.get()](cudaStream_t s) {
-        lab07::reference::spmv_panels(a->view, a->x.data(), a->y.data(), s);
-      });
-      timed.push_back(rows.size());
-    }
-    rows.push_back(r);
+    cudalab::add_checked_row(rows, timed, launches, row_for("reference", "panels"),
+                             lab07::compare_rows(panels->y.download(), sp::spmv_reference(m.a, m.x),
+                                                 sp::spmv_error_bound(m.a, m.x)),
+                             [a = panels.get()] {
+                               return [a](cudaStream_t s) {
+                                 lab07::reference::spmv_panels(a->view, a->x.data(), a->y.data(),
+                                                               s);
+                               };
+                             });
   }
   if (with_cusparse) {
     Row r = row_for("cuSPARSE", "csr");
@@ -299,18 +289,14 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
       CUDA_CHECK(cudaMemset(pc.y.data(), 0xFF, pc.y.bytes()));
       cusparse->run(nullptr);
       CUDA_CHECK(cudaDeviceSynchronize());
-      const std::string wrong = lab07::compare_rows(pc.y.download(), sp::spmv_reference(m.a, m.x),
-                                                    sp::spmv_error_bound(m.a, m.x));
-      if (!wrong.empty()) {
-        r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
-      } else {
-        launches.push_back([c = cusparse.get()](cudaStream_t s) { c->run(s); });
-        timed.push_back(rows.size());
-      }
+      cudalab::add_checked_row(rows, timed, launches, r,
+                               lab07::compare_rows(pc.y.download(), sp::spmv_reference(m.a, m.x),
+                                                   sp::spmv_error_bound(m.a, m.x)),
+                               [c = cusparse.get()] { return [c](cudaStream_t s) { c->run(s); }; });
     } catch (const std::exception& e) {
       r.status = std::string("skipped: ") + e.what();
+      rows.push_back(r);
     }
-    rows.push_back(r);
   }
   cudalab::Stream stream;
   cudalab::time_rows(rows, timed, launches, stream.get());

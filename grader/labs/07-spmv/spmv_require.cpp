@@ -7,25 +7,9 @@ namespace lab07 {
 
 using cudalab::grade::base_seed;
 
-namespace {
-
-// Reports at most this many problems per check.
-constexpr int kMaxReported = 3;
-
-}  // namespace
-
 void require_all_pass(const std::vector<MatrixCase>& cases, Format format, const SpmvVariant& v) {
-  std::string message;
-  int failed = 0;
-  for (const MatrixCase& c : cases) {
-    const std::string problem = run_case(c, format, v);
-    if (problem.empty()) continue;
-    if (++failed <= kMaxReported) message += (message.empty() ? "" : "\n") + problem;
-  }
-  if (failed > kMaxReported)
-    message += "\n(" + std::to_string(failed - kMaxReported) + " more of " +
-               std::to_string(cases.size()) + " cases failed)";
-  if (failed > 0) FAIL(message);
+  cudalab::grade::require_all_cases(cases,
+                                    [&](const MatrixCase& c) { return run_case(c, format, v); });
 }
 
 void grade_spmv_performance(PerfMatrix m, Format format, const SpmvVariant& candidate,

@@ -10,22 +10,9 @@ namespace lab08 {
 
 using cudalab::grade::base_seed;
 
-namespace {
-constexpr int kMaxReported = 3;  // problems reported per check
-}  // namespace
-
 void require_all_pass(const std::vector<GraphCase>& cases, Algo algo, const BfsVariant& v) {
-  std::string message;
-  int failed = 0;
-  for (const GraphCase& c : cases) {
-    const std::string problem = run_case(c, algo, v);
-    if (problem.empty()) continue;
-    if (++failed <= kMaxReported) message += (message.empty() ? "" : "\n") + problem;
-  }
-  if (failed > kMaxReported)
-    message += "\n(" + std::to_string(failed - kMaxReported) + " more of " +
-               std::to_string(cases.size()) + " graphs failed)";
-  if (failed > 0) FAIL(message);
+  cudalab::grade::require_all_cases(
+      cases, [&](const GraphCase& c) { return run_case(c, algo, v); }, "graphs");
 }
 
 void grade_bfs_performance(Algo algo, const BfsVariant& candidate, const BfsVariant& reference) {

@@ -7,22 +7,9 @@ namespace lab10 {
 
 using cudalab::grade::base_seed;
 
-namespace {
-constexpr int kMaxReported = 3;  // problems reported per check
-}  // namespace
-
 void require_all_pass(const std::vector<LayerCase>& cases, const CnnVariant& v, Kernel kernel) {
-  std::string message;
-  int failed = 0;
-  for (const LayerCase& c : cases) {
-    const std::string problem = run_case(c, v, kernel);
-    if (problem.empty()) continue;
-    if (++failed <= kMaxReported) message += (message.empty() ? "" : "\n") + problem;
-  }
-  if (failed > kMaxReported)
-    message += "\n(" + std::to_string(failed - kMaxReported) + " more of " +
-               std::to_string(cases.size()) + " cases failed)";
-  if (failed > 0) FAIL(message);
+  cudalab::grade::require_all_cases(cases,
+                                    [&](const LayerCase& c) { return run_case(c, v, kernel); });
 }
 
 void grade_layer_performance(int layer, const CnnVariant& candidate, const CnnVariant& reference) {

@@ -217,14 +217,10 @@ std::vector<Row> bench_layer(int layer, int batch, std::uint64_t seed) {
                          Entry{&lab10::kCandidate, lab10::Kernel::fast},
                          Entry{&lab10::kReference, lab10::Kernel::direct},
                          Entry{&lab10::kReference, lab10::Kernel::fast}}) {
-    Row r{e.v->name + " " + lab10::kernel_name(e.kernel), layer, perf.shape, 0, 0, "ok"};
-    if (std::string wrong = perf.validate(*e.v, e.kernel); !wrong.empty()) {
-      r.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
-    } else {
-      launches.push_back(perf.launch(*e.v, e.kernel));
-      timed.push_back(rows.size());
-    }
-    rows.push_back(r);
+    cudalab::add_checked_row(
+        rows, timed, launches,
+        Row{e.v->name + " " + lab10::kernel_name(e.kernel), layer, perf.shape, 0, 0, "ok"},
+        perf.validate(*e.v, e.kernel), [&] { return perf.launch(*e.v, e.kernel); });
   }
   // cuDNN, validated like the others through a variant that ignores its arguments' k.
   std::unique_ptr<lab10::baseline::CudnnConv> cudnn;
@@ -232,6 +228,7 @@ std::vector<Row> bench_layer(int layer, int batch, std::uint64_t seed) {
   Row cr{"cuDNN", layer, perf.shape, 0, 0, "ok"};
   if (!lab10::baseline::cudnn_available(&why)) {
     cr.status = "skipped: " + why;
+    rows.push_back(cr);
   } else {
     try {
       cudnn = std::make_unique<lab10::baseline::CudnnConv>(perf.shape, perf.k.data());
@@ -241,17 +238,13 @@ std::vector<Row> bench_layer(int layer, int batch, std::uint64_t seed) {
       const lab10::ConvFn run = [](const float* x, const float*, float* y, int, int, int, int, int,
                                    int, cudaStream_t st) { current->run(x, y, st); };
       const lab10::CnnVariant v{cr.variant, nullptr, run, run};
-      if (std::string wrong = perf.validate(v, lab10::Kernel::fast); !wrong.empty()) {
-        cr.status = "wrong: " + wrong.substr(0, wrong.find('\n'));
-      } else {
-        launches.push_back(perf.launch(v, lab10::Kernel::fast));
-        timed.push_back(rows.size());
-      }
+      cudalab::add_checked_row(rows, timed, launches, cr, perf.validate(v, lab10::Kernel::fast),
+                               [&] { return perf.launch(v, lab10::Kernel::fast); });
     } catch (const std::exception& e) {
       cr.status = std::string("skipped: ") + e.what();
+      rows.push_back(cr);
     }
   }
-  rows.push_back(cr);
   cudalab::Stream stream;
   cudalab::time_rows(rows, timed, launches, stream.get());
   return rows;
