@@ -248,28 +248,37 @@ namespace {
 
 using cudalab::sparse::PanelMatrix;
 
-// y of a row-panel matrix in double, slot by slot; checks the layout's invariants on the way.
+// y of a row-panel matrix in double, slot by slot, as the kernel adds them (a long row's 32 lane
+// accumulators summed into its own); checks the layout's invariants on the way.
 std::vector<double> panel_times(const PanelMatrix& m, const std::vector<float>& x) {
   std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
   REQUIRE(m.run_ptr.size() == m.panels() * m.parts + 1);
+  REQUIRE(m.split_ptr.size() == m.panels() + 1);
   REQUIRE(m.val.size() == m.packed.size());
   REQUIRE(m.group_col.size() * 32 == m.packed.size());
   for (std::size_t run = 0; run + 1 < m.run_ptr.size(); ++run) {
     const std::size_t p = run / m.parts;
+    const index_t rows = m.panel_row[p + 1] - m.panel_row[p];
+    const index_t accumulators = rows + 32 * (m.split_ptr[p + 1] - m.split_ptr[p]);
+    CHECK(accumulators <= m.max_accumulators);
     CHECK(m.run_ptr[run] % 32 == 0);
     for (auto k = static_cast<std::size_t>(m.run_ptr[run]);
          k < static_cast<std::size_t>(m.run_ptr[run + 1]); ++k) {
       const index_t col = cudalab::sparse::panel_column(m, k);
       CHECK(col - m.group_col[k / 32] < 65536);
-      if (k % 32 != 0 && (m.packed[k] >> 16) != cudalab::sparse::kPanelPadding)
-        CHECK(col >= cudalab::sparse::panel_column(m, k - 1));  // column order in a group
-      const std::uint32_t local = m.packed[k] >> 16;
-      if (local == cudalab::sparse::kPanelPadding) {
+      const std::uint32_t acc = m.packed[k] >> 16;
+      if (acc == cudalab::sparse::kPanelPadding) {
         CHECK(m.val[k] == 0.0f);
         continue;
       }
-      REQUIRE(static_cast<index_t>(local) < m.panel_row[p + 1] - m.panel_row[p]);
-      y[static_cast<std::size_t>(m.panel_row[p]) + local] += static_cast<double>(m.val[k]) * x[col];
+      if (k % 32 != 0) CHECK(col >= cudalab::sparse::panel_column(m, k - 1));  // column order
+      REQUIRE(static_cast<index_t>(acc) < accumulators);
+      index_t local = static_cast<index_t>(acc);
+      if (local >= rows) {  // a long row's lane accumulator: the entry's own lane
+        CHECK((local - rows) % 32 == static_cast<index_t>(k % 32));
+        local = m.split_row[m.split_ptr[p] + (local - rows) / 32];
+      }
+      y[static_cast<std::size_t>(m.panel_row[p] + local)] += static_cast<double>(m.val[k]) * x[col];
     }
   }
   return y;
@@ -290,7 +299,8 @@ TEST_CASE("Row panels: the cut, the column order and padding, hand-checked",
   const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
   const PanelMatrix m = cudalab::sparse::csr_to_panels(a, 2, 1, 100);
   CHECK(m.panel_row == std::vector<index_t>{0, 3, 4});
-  CHECK(m.max_rows == 3);
+  CHECK(m.max_accumulators == 3);
+  CHECK(m.split_ptr == std::vector<index_t>{0, 0, 0});
   CHECK(m.run_ptr == std::vector<index_t>{0, 32, 64});
   CHECK(m.group_col == std::vector<index_t>{0, 1});
   // Panel 0 in column order: (0,0)=1 (2,0)=3 (2,1)=4 (0,2)=2 (2,2)=5 (2,3)=6, then padding.
@@ -314,10 +324,17 @@ TEST_CASE("Row panels: the cut, the column order and padding, hand-checked",
   CHECK(std::vector<float>(two.val.begin() + 32, two.val.begin() + 37) ==
         std::vector<float>{7, 2, 5, 6, 0});
 
-  // max_rows 1: one row per panel whatever the entries say.
-  const PanelMatrix single = cudalab::sparse::csr_to_panels(a, 2, 1, 1);
+  // Every row of at least one entry is long (33 accumulators), and a panel holds 33: one row per
+  // panel whatever the entries say. Row 0's entries go to lane accumulators 1 + lane.
+  const PanelMatrix single = cudalab::sparse::csr_to_panels(a, 2, 1, 33, 1);
   CHECK(single.panel_row == std::vector<index_t>{0, 1, 2, 3, 4});
+  CHECK(single.split_ptr == std::vector<index_t>{0, 1, 1, 2, 3});
+  CHECK(single.split_row == std::vector<index_t>{0, 0, 0});
   CHECK(single.run_ptr == std::vector<index_t>{0, 32, 32, 64, 96});
+  CHECK(single.max_accumulators == 33);
+  CHECK(single.packed[0] >> 16 == 1);
+  CHECK(single.packed[1] >> 16 == 2);
+  CHECK(single.packed[2] >> 16 == cudalab::sparse::kPanelPadding);
 }
 
 TEST_CASE("Row panels: a group never spans 65536 columns", "[common][sparse][formats]") {
@@ -327,7 +344,7 @@ TEST_CASE("Row panels: a group never spans 65536 columns", "[common][sparse][for
   a.row_ptr = {0, 5};
   a.col_idx = {0, 1, 70000, 135535, 140000};
   a.val = {1, 2, 3, 4, 5};
-  const PanelMatrix m = cudalab::sparse::csr_to_panels(a, 1, 1, 10);
+  const PanelMatrix m = cudalab::sparse::csr_to_panels(a, 1, 1, 100);
   // 0 and 1 share a group; 70000 is too far and opens the next, 135535 = 70000 + 65535 still fits,
   // 140000 opens a third.
   CHECK(m.group_col == std::vector<index_t>{0, 70000, 140000});
@@ -343,13 +360,18 @@ TEST_CASE("Row panels compute the same y as CSR on generated matrices",
   const std::uint64_t seed = GENERATE(std::uint64_t{5}, std::uint64_t{6});
   const index_t panels = GENERATE(index_t{1}, index_t{3}, index_t{64});
   const index_t parts = GENERATE(index_t{1}, index_t{2}, index_t{3});
-  const index_t max_rows = GENERATE(index_t{5}, index_t{65535});
-  CAPTURE(seed, panels, parts, max_rows);
+  const index_t max_accumulators = GENERATE(index_t{40}, index_t{65535});
+  const index_t split_length = GENERATE(index_t{1}, index_t{8}, index_t{1024});
+  CAPTURE(seed, panels, parts, max_accumulators, split_length);
   for (const CsrMatrix& a : generated_matrices(seed)) {
     CAPTURE(a.rows, a.cols, a.nnz());
-    const PanelMatrix m = cudalab::sparse::csr_to_panels(a, panels, parts, max_rows);
+    const PanelMatrix m =
+        cudalab::sparse::csr_to_panels(a, panels, parts, max_accumulators, split_length);
     CHECK(m.panel_row.back() == a.rows);
-    CHECK(m.max_rows <= max_rows);
+    CHECK(m.max_accumulators <= max_accumulators);
+    std::size_t long_rows = 0;
+    for (index_t i = 0; i < a.rows; ++i) long_rows += a.row_length(i) >= split_length ? 1 : 0;
+    CHECK(m.split_row.size() == long_rows);
     CHECK(panel_entries(m) == a.nnz());
     const std::vector<float> x = cudalab::random_floats(static_cast<std::size_t>(a.cols), seed);
     const std::vector<double> ref = cudalab::sparse::spmv_reference(a, x);
@@ -381,8 +403,12 @@ TEST_CASE("Row panels: empty matrices and bad shapes", "[common][sparse][formats
                     Catch::Contains("panels must be"));
   CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 0, 100), Catch::Contains("parts must be"));
   CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 9, 100), Catch::Contains("parts must be"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 0), Catch::Contains("max_rows"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 65536), Catch::Contains("max_rows"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 32),
+                    Catch::Contains("max_accumulators"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 65536),
+                    Catch::Contains("max_accumulators"));
+  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 100, 0),
+                    Catch::Contains("split_length"));
 }
 
 TEST_CASE("SpMV reference: y = A x in double on a tiny matrix", "[common][sparse][spmv]") {

@@ -18,8 +18,10 @@ struct PanelView {
   int rows = 0, cols = 0;
   int panels = 0;
   int parts = 1;                     // blocks (one cluster) per panel: 1, or 2 on sm_90 and newer
-  int max_rows = 0;                  // rows of the largest panel: its y is in shared memory
+  int max_accumulators = 0;          // of the largest panel: its y is in shared memory
   const int* panel_row = nullptr;    // panels + 1
+  const int* split_ptr = nullptr;    // panels + 1
+  const int* split_row = nullptr;    // the long rows, within their panels
   const int* run_ptr = nullptr;      // panels * parts + 1
   const unsigned* packed = nullptr;  // run_ptr[panels * parts] slots
   const int* group_col = nullptr;    // one per 32 slots
@@ -27,9 +29,9 @@ struct PanelView {
 };
 
 // The arguments of csr_to_panels that suit the current device: as many panels (clusters of
-// `parts` blocks) as it runs at once, and the most rows a block's shared memory holds.
+// `parts` blocks) as it runs at once, and the most accumulators a block's shared memory holds.
 struct PanelShape {
-  int panels = 1, parts = 1, max_rows = 1;
+  int panels = 1, parts = 1, max_accumulators = 1;
 };
 
 }  // namespace lab07

@@ -216,11 +216,13 @@ __device__ __forceinline__ float load_streaming(const float* p) {
 template <int PARTS>
 __global__ void __launch_bounds__(PANEL_THREADS, 1)
     spmv_panels_kernel(PanelView a, const float* __restrict__ x, float* __restrict__ y) {
-  extern __shared__ float panel_y[];  // the panel's rows
+  extern __shared__ float panel_y[];  // the panel's accumulators: its rows, then 32 per long row
   const int run = static_cast<int>(blockIdx.x), panel = run / PARTS;
   const int first_row = __ldg(a.panel_row + panel);
   const int rows = __ldg(a.panel_row + panel + 1) - first_row;
-  for (int i = threadIdx.x; i < rows; i += PANEL_THREADS) panel_y[i] = 0.0f;
+  const int first_long = __ldg(a.split_ptr + panel);
+  const int long_rows = __ldg(a.split_ptr + panel + 1) - first_long;
+  for (int i = threadIdx.x; i < rows + WARP_SIZE * long_rows; i += PANEL_THREADS) panel_y[i] = 0.0f;
   __syncthreads();
   const int begin = __ldg(a.run_ptr + run), end = __ldg(a.run_ptr + run + 1);
   const int warp = static_cast<int>(threadIdx.x) / WARP_SIZE;
@@ -253,6 +255,15 @@ __global__ void __launch_bounds__(PANEL_THREADS, 1)
 #pragma unroll
     for (int u = 0; u < PANEL_UNROLL; ++u)
       if (row[u] != PANEL_PADDING) atomicAdd(&panel_y[row[u]], v[u] * xv[u]);
+  }
+  // A long row's 32 lane accumulators into its own, a warp per long row.
+  __syncthreads();
+  for (int j = warp; j < long_rows; j += WARPS) {
+    float sum = panel_y[rows + WARP_SIZE * j + lane];
+#pragma unroll
+    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(FULL_MASK, sum, offset);
+    if (lane == 0) panel_y[__ldg(a.split_row + first_long + j)] += sum;
   }
   if constexpr (PARTS == 1) {
     __syncthreads();
@@ -318,7 +329,7 @@ PanelShape panel_shape() {
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   PanelShape shape;
-  shape.max_rows = std::min(65535, panel_smem_limit(device) / 4);
+  shape.max_accumulators = std::min(65535, panel_smem_limit(device) / 4);
   if (major < 9) {  // no clusters: one block per SM
     shape.panels = sms;
     return shape;
@@ -328,7 +339,7 @@ PanelShape panel_shape() {
   probe.panels = 1;
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config =
-      panel_config<kPanelClusterParts>(probe, &cluster, 4 * shape.max_rows, nullptr);
+      panel_config<kPanelClusterParts>(probe, &cluster, 4 * shape.max_accumulators, nullptr);
   int clusters = 0;
   CUDA_CHECK(
       cudaOccupancyMaxActiveClusters(&clusters, spmv_panels_kernel<kPanelClusterParts>, &config));
@@ -343,10 +354,10 @@ void spmv_panels(const PanelView& a, const float* x, float* y, cudaStream_t stre
   if (a.parts != 1 && !(a.parts == kPanelClusterParts && major >= 9))
     throw std::invalid_argument("spmv_panels: parts must be 1, or 2 on sm_90 and newer, got " +
                                 std::to_string(a.parts));
-  const long long smem = 4LL * a.max_rows;
+  const long long smem = 4LL * a.max_accumulators;
   if (smem > panel_smem_limit(device))
-    throw std::invalid_argument("spmv_panels: a panel of " + std::to_string(a.max_rows) +
-                                " rows needs more shared memory than a block gets");
+    throw std::invalid_argument("spmv_panels: a panel of " + std::to_string(a.max_accumulators) +
+                                " accumulators needs more shared memory than a block gets");
   if (a.panels == 0) return;
   cudaLaunchAttribute cluster;
   if (a.parts == 1) {

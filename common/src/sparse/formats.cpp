@@ -181,27 +181,50 @@ HybMatrix csr_to_hyb(const CsrMatrix& a, index_t width) {
   return hyb;
 }
 
-PanelMatrix csr_to_panels(const CsrMatrix& a, index_t panels, index_t parts, index_t max_rows) {
+PanelMatrix csr_to_panels(const CsrMatrix& a, index_t panels, index_t parts,
+                          index_t max_accumulators, index_t split_length) {
+  constexpr index_t kLanes = 32;
   validate(a);
   if (panels < 1) fail("csr_to_panels: panels must be at least 1, got " + std::to_string(panels));
   if (parts < 1 || parts > 8)
     fail("csr_to_panels: parts must be in [1, 8], got " + std::to_string(parts));
-  if (max_rows < 1 || max_rows > static_cast<index_t>(kPanelPadding))
-    fail("csr_to_panels: max_rows must be in [1, 65535], got " + std::to_string(max_rows));
+  if (max_accumulators < kLanes + 1 || max_accumulators > static_cast<index_t>(kPanelPadding))
+    fail("csr_to_panels: max_accumulators must be in [33, 65535], got " +
+         std::to_string(max_accumulators));
+  if (split_length < 1)
+    fail("csr_to_panels: split_length must be at least 1, got " + std::to_string(split_length));
   PanelMatrix m;
   m.rows = a.rows;
   m.cols = a.cols;
   m.parts = parts;
   const long long nnz = a.row_ptr.back();
-  // Panels: panel p ends where the entries reach (p + 1) / panels of the total, or at max_rows.
+  auto accumulators = [&](index_t i) { return a.row_length(i) >= split_length ? 1 + kLanes : 1; };
+  // Panels: panel p ends where the entries reach (p + 1) / panels of the total, or where the next
+  // row's accumulators would pass max_accumulators (a panel's first row always fits).
   for (index_t r = 0, p = 0; r < a.rows; ++p) {
     const index_t first = r;
     const long long limit = p + 1 >= panels ? nnz : nnz * (p + 1) / panels;
-    while (r < a.rows && r - first < max_rows &&
-           (r == first || p + 1 >= panels || a.row_ptr[r] < limit))
+    index_t used = 0;
+    while (r < a.rows && used + accumulators(r) <= max_accumulators &&
+           (r == first || p + 1 >= panels || a.row_ptr[r] < limit)) {
+      used += accumulators(r);
       ++r;
+    }
+    for (index_t i = first; i < r; ++i)
+      if (accumulators(i) > 1) m.split_row.push_back(i - first);
     m.panel_row.push_back(r);
-    m.max_rows = std::max(m.max_rows, r - first);
+    m.split_ptr.push_back(static_cast<index_t>(m.split_row.size()));
+    m.max_accumulators = std::max(m.max_accumulators, used);
+  }
+  // Each row's accumulator within its panel; for a long row, the first of its 32 lane ones.
+  std::vector<index_t> accumulator(static_cast<std::size_t>(a.rows));
+  for (std::size_t p = 0; p < m.panels(); ++p) {
+    for (index_t i = m.panel_row[p]; i < m.panel_row[p + 1]; ++i)
+      accumulator[static_cast<std::size_t>(i)] = i - m.panel_row[p];
+    const index_t rows = m.panel_row[p + 1] - m.panel_row[p];
+    for (index_t j = m.split_ptr[p]; j < m.split_ptr[p + 1]; ++j)
+      accumulator[static_cast<std::size_t>(m.panel_row[p] + m.split_row[j])] =
+          rows + kLanes * (j - m.split_ptr[p]);
   }
   // A panel's entries in column order (ties by row): walk the columns of a counting sort and
   // deal each entry to its row's panel.
@@ -238,14 +261,17 @@ PanelMatrix csr_to_panels(const CsrMatrix& a, index_t panels, index_t parts, ind
       for (long long t = from; t < to; ++t) {
         const index_t k = order[static_cast<std::size_t>(t)];
         const index_t col = a.col_idx[k];
-        if (m.packed.size() % 32 != 0 && col - m.group_col.back() >= 65536)
-          while (m.packed.size() % 32 != 0) pad(m.group_col.back());
-        if (m.packed.size() % 32 == 0) m.group_col.push_back(col);
-        const auto local = static_cast<std::uint32_t>(row_of[k] - m.panel_row[p]);
-        m.packed.push_back(local << 16 | (static_cast<std::uint32_t>(col) & 0xffffu));
+        if (m.packed.size() % kLanes != 0 && col - m.group_col.back() >= 65536)
+          while (m.packed.size() % kLanes != 0) pad(m.group_col.back());
+        if (m.packed.size() % kLanes == 0) m.group_col.push_back(col);
+        const index_t i = row_of[k];
+        const auto lane = static_cast<index_t>(m.packed.size() % kLanes);
+        const auto acc = static_cast<std::uint32_t>(accumulator[static_cast<std::size_t>(i)] +
+                                                    (accumulators(i) > 1 ? lane : 0));
+        m.packed.push_back(acc << 16 | (static_cast<std::uint32_t>(col) & 0xffffu));
         m.val.push_back(a.val[k]);
       }
-      while (m.packed.size() % 32 != 0) pad(m.group_col.back());
+      while (m.packed.size() % kLanes != 0) pad(m.group_col.back());
       if (m.packed.size() > kMaxEntries) fail("csr_to_panels: more than 2^31 - 1 slots");
       m.run_ptr.push_back(static_cast<index_t>(m.packed.size()));
     }

@@ -241,7 +241,7 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
   // The reference's row panels (when with_panels): built on the host for this device, checked,
   // then timed with the rest.
   struct PanelArrays {
-    cudalab::DeviceBuffer<int> panel_row, run_ptr, group_col;
+    cudalab::DeviceBuffer<int> panel_row, split_ptr, split_row, run_ptr, group_col;
     cudalab::DeviceBuffer<std::uint32_t> packed;
     cudalab::DeviceBuffer<float> val, x, y;
     lab07::PanelView view;
@@ -249,9 +249,11 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
   std::unique_ptr<PanelArrays> panels;
   if (with_panels) {
     const lab07::PanelShape shape = lab07::reference::panel_shape();
-    const sp::PanelMatrix h = sp::csr_to_panels(m.a, shape.panels, shape.parts, shape.max_rows);
+    const sp::PanelMatrix h =
+        sp::csr_to_panels(m.a, shape.panels, shape.parts, shape.max_accumulators);
     panels = std::make_unique<PanelArrays>(PanelArrays{
-        cudalab::DeviceBuffer<int>(h.panel_row), cudalab::DeviceBuffer<int>(h.run_ptr),
+        cudalab::DeviceBuffer<int>(h.panel_row), cudalab::DeviceBuffer<int>(h.split_ptr),
+        cudalab::DeviceBuffer<int>(h.split_row), cudalab::DeviceBuffer<int>(h.run_ptr),
         cudalab::DeviceBuffer<int>(h.group_col), cudalab::DeviceBuffer<std::uint32_t>(h.packed),
         cudalab::DeviceBuffer<float>(h.val), cudalab::DeviceBuffer<float>(m.x),
         cudalab::DeviceBuffer<float>(static_cast<std::size_t>(m.a.rows)), lab07::PanelView{}});
@@ -260,8 +262,10 @@ std::vector<Row> measure(const MatrixCase& m, const std::vector<Format>& formats
     v.cols = h.cols;
     v.panels = static_cast<int>(h.panels());
     v.parts = h.parts;
-    v.max_rows = h.max_rows;
+    v.max_accumulators = h.max_accumulators;
     v.panel_row = panels->panel_row.data();
+    v.split_ptr = panels->split_ptr.data();
+    v.split_row = panels->split_row.data();
     v.run_ptr = panels->run_ptr.data();
     v.packed = panels->packed.data();
     v.group_col = panels->group_col.data();

@@ -108,24 +108,31 @@ HybMatrix csr_to_hyb(const CsrMatrix& a, index_t width = -1);
 // Every kernel that takes the entries in row order gathers x[col] one 32-byte L2 sector per entry
 // when the columns are random; this layout takes a panel's entries in column order instead, so
 // the 32 lanes of a warp read neighbouring columns (shared sectors and cache lines).
-//   - The rows are cut into `panels` runs of consecutive rows with about equal entry counts, each
-//     at most `max_rows` rows (so a panel's y fits in shared memory); more panels when that cap
-//     binds. panel_row[p] .. panel_row[p + 1] are panel p's rows.
+//   - The rows are cut into `panels` runs of consecutive rows with about equal entry counts;
+//     panel_row[p] .. panel_row[p + 1] are panel p's rows.
+//   - A panel's y is summed in shared memory, in accumulators: one per row, then 32 more for each
+//     long row (at least `split_length` entries), so that the lanes of a warp never add into one
+//     accumulator for it: an entry of the panel's j-th long row adds into accumulator
+//     (rows of the panel + 32 j + the entry's lane), and the 32 are added into the row's own at
+//     the end. split_row[split_ptr[p] + j] is that long row, within panel p. A panel has at most
+//     `max_accumulators`; more panels when that cap binds.
 //   - A panel's entries are sorted by column (ties by row) and cut into `parts` runs of equal
 //     length, run r of panel p being run p * parts + r (one block each; the parts of a panel
 //     are one thread-block cluster that adds its partial y at the end).
 //   - Each run is padded to a multiple of 32 entries, a group: what one warp reads per load. An
-//     entry is packed as (row within its panel) << 16 | (column & 0xffff); group_col[g] is the
-//     full column of group g's first entry and each of the group's columns is group_col[g] +
+//     entry is packed as (its accumulator) << 16 | (column & 0xffff); group_col[g] is the full
+//     column of group g's first entry and each of the group's columns is group_col[g] +
 //     ((packed - group_col[g]) & 0xffff). So a group spans fewer than 65536 columns: an entry
 //     that would not fit closes the group with padding and starts the next one.
-//   - Padding: packed row kPanelPadding, column group_col[g], value 0.
+//   - Padding: packed accumulator kPanelPadding, column group_col[g], value 0.
 struct PanelMatrix {
   index_t rows = 0;
   index_t cols = 0;
   index_t parts = 1;
-  index_t max_rows = 0;               // rows of the largest panel
+  index_t max_accumulators = 0;       // of the largest panel
   std::vector<index_t> panel_row{0};  // panels + 1
+  std::vector<index_t> split_ptr{0};  // panels + 1
+  std::vector<index_t> split_row;     // split_ptr.back(): each long row, within its panel
   std::vector<index_t> run_ptr{0};    // panels * parts + 1; multiples of 32
   std::vector<std::uint32_t> packed;  // run_ptr.back() slots
   std::vector<index_t> group_col;     // run_ptr.back() / 32
@@ -134,12 +141,14 @@ struct PanelMatrix {
   std::size_t panels() const { return panel_row.size() - 1; }
 };
 
-// The packed row of a padding slot; panels are at most kPanelPadding rows, so no row has it.
+// The packed accumulator of padding; panels have fewer accumulators, so none is it.
 inline constexpr std::uint32_t kPanelPadding = 0xffff;
 
 // Row panels of a CSR matrix. Throws std::invalid_argument for panels < 1, parts outside [1, 8]
-// (a portable cluster), max_rows outside [1, 65535], or more padded slots than int32 reaches.
-PanelMatrix csr_to_panels(const CsrMatrix& a, index_t panels, index_t parts, index_t max_rows);
+// (a portable cluster), max_accumulators outside [33, 65535] (a long row alone needs 33),
+// split_length < 1, or more padded slots than int32 reaches.
+PanelMatrix csr_to_panels(const CsrMatrix& a, index_t panels, index_t parts,
+                          index_t max_accumulators, index_t split_length = 1024);
 
 // The full column of slot k of a PanelMatrix (padding included).
 inline index_t panel_column(const PanelMatrix& m, std::size_t k) {
