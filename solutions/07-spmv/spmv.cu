@@ -29,7 +29,9 @@
 //                            panel's y with shared-memory atomics. On sm_90 a panel is split in
 //                            two by columns over a cluster of two blocks (twice the rows per
 //                            panel, so twice the entries per column range), and the two partial
-//                            y are added through distributed shared memory.
+//                            y are added through distributed shared memory. A long row (1024
+//                            entries or more) adds into 32 accumulators, one per lane, so that
+//                            lanes never contend for its address; a warp sums them at the end.
 #include <cooperative_groups.h>
 
 #include <algorithm>
