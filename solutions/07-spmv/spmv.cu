@@ -199,7 +199,7 @@ void spmv_hyb(const HybView& a, const float* x, float* y, cudaStream_t stream) {
 
 constexpr int PANEL_THREADS = 1024;
 constexpr int PANEL_UNROLL = 4;  // groups of 32 entries per warp per step: 4 gathers in flight
-constexpr unsigned PANEL_PADDING = 0xffffu;
+constexpr unsigned PANEL_PADDING = 0xffffu;  // cudalab::sparse::kPanelPadding: no accumulator
 
 __device__ __forceinline__ int load_streaming(const int* p) {
   int v;
@@ -232,20 +232,20 @@ __global__ void __launch_bounds__(PANEL_THREADS, 1)
   constexpr int WARPS = PANEL_THREADS / WARP_SIZE;
   for (int g0 = begin + warp * WARP_SIZE * PANEL_UNROLL; g0 < end;
        g0 += WARPS * WARP_SIZE * PANEL_UNROLL) {
-    unsigned row[PANEL_UNROLL];
+    unsigned acc[PANEL_UNROLL];  // the entry's accumulator in panel_y
     int col[PANEL_UNROLL];
     float v[PANEL_UNROLL];
 #pragma unroll
     for (int u = 0; u < PANEL_UNROLL; ++u) {
       const int g = g0 + u * WARP_SIZE;  // a group of 32: run ends are multiples of 32
-      row[u] = PANEL_PADDING;
+      acc[u] = PANEL_PADDING;
       col[u] = 0;
       v[u] = 0.0f;
       if (g < end) {
         const auto packed = static_cast<unsigned>(
             load_streaming(reinterpret_cast<const int*>(a.packed) + g + lane));
         const auto base = static_cast<unsigned>(__ldg(a.group_col + g / WARP_SIZE));
-        row[u] = packed >> 16;
+        acc[u] = packed >> 16;
         col[u] = static_cast<int>(base + ((packed - base) & 0xffffu));
         v[u] = load_streaming(a.val + g + lane);
       }
@@ -253,10 +253,10 @@ __global__ void __launch_bounds__(PANEL_THREADS, 1)
     float xv[PANEL_UNROLL];
 #pragma unroll
     for (int u = 0; u < PANEL_UNROLL; ++u)
-      xv[u] = row[u] != PANEL_PADDING ? __ldg(x + col[u]) : 0.0f;
+      xv[u] = acc[u] != PANEL_PADDING ? __ldg(x + col[u]) : 0.0f;
 #pragma unroll
     for (int u = 0; u < PANEL_UNROLL; ++u)
-      if (row[u] != PANEL_PADDING) atomicAdd(&panel_y[row[u]], v[u] * xv[u]);
+      if (acc[u] != PANEL_PADDING) atomicAdd(&panel_y[acc[u]], v[u] * xv[u]);
   }
   // A long row's 32 lane accumulators into its own, a warp per long row.
   __syncthreads();
@@ -305,7 +305,7 @@ int panel_smem_limit(int device) {
 template <int PARTS>
 cudaLaunchConfig_t panel_config(const PanelView& a, cudaLaunchAttribute* cluster, int smem_bytes,
                                 cudaStream_t stream) {
-  static int allowed = 48 * 1024;  // what every kernel may use without asking (once per size)
+  static int allowed = 48 * 1024;  // without asking; raised once to the largest size used
   if (smem_bytes > allowed) {
     CUDA_CHECK(cudaFuncSetAttribute(spmv_panels_kernel<PARTS>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
