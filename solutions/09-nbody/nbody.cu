@@ -111,6 +111,14 @@ __global__ void __launch_bounds__(kNaiveBlock)
   acc[i] = make_float3(ax, ay, az);
 }
 
+// acc[i] += (x, y, z) with atomics, for i < n: several blocks add into the same body.
+__device__ __forceinline__ void add_to(float3* acc, int i, int n, float x, float y, float z) {
+  if (i >= n) return;
+  atomicAdd(&acc[i].x, x);
+  atomicAdd(&acc[i].y, y);
+  atomicAdd(&acc[i].z, z);
+}
+
 template <int B, int K>
 __global__ void __launch_bounds__(B)
     nbody_tiled_kernel(const float4* __restrict__ bodies, float3* __restrict__ acc, int n,
@@ -155,13 +163,10 @@ __global__ void __launch_bounds__(B)
   for (int k = 0; k < K; ++k) {
     const int i = first + k * B;
     if (i >= n) continue;
-    if (gridDim.y == 1) {
+    if (gridDim.y == 1)
       acc[i] = make_float3(ax[k], ay[k], az[k]);
-    } else {
-      atomicAdd(&acc[i].x, ax[k]);
-      atomicAdd(&acc[i].y, ay[k]);
-      atomicAdd(&acc[i].z, az[k]);
-    }
+    else
+      add_to(acc, i, n, ax[k], ay[k], az[k]);
   }
 }
 
@@ -184,13 +189,6 @@ __device__ __forceinline__ float4 rotate(float4 q, int from) {
   q.z = __shfl_sync(0xffffffffu, q.z, from);
   q.w = __shfl_sync(0xffffffffu, q.w, from);
   return q;
-}
-
-__device__ __forceinline__ void add_to(float3* acc, int i, int n, float x, float y, float z) {
-  if (i >= n) return;
-  atomicAdd(&acc[i].x, x);
-  atomicAdd(&acc[i].y, y);
-  atomicAdd(&acc[i].z, z);
 }
 
 __global__ void __launch_bounds__(kPairsWarps * 32, kPairsMinBlocks)
