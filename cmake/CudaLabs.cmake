@@ -4,13 +4,10 @@
 #   grader/labs/NN-name/grade_*.cpp graded checks (Catch2, GRADED_CHECK)
 #   grader/labs/NN-name/test_*.cpp  host unit tests (CPU reference, parsers, ...)
 #   grader/labs/NN-name/run_*.cpp   the runner (cxxopts CLI), with --bench
-#   grader/labs/NN-name/broken/*.cu broken variants; each names the reason it must be rejected
-#                                   in a line "// EXPECT-REJECT: <regex>" and the checks to run in
-#                                   "// CHECKS: <Catch2 test spec>"; a variant the sanitizer gate
-#                                   must catch adds "// SANITIZER-REJECT: <tool> <regex>"; one
-#                                   the student link check must reject has "// LINK-REJECT: <regex>"
-#   grader/labs/NN-name/passing/*.cu  plain correct answers the grader must give full marks
-#                                   (they keep the performance thresholds honest)
+#   grader/labs/NN-name/variants/   submissions the grader must judge right: answer.cu, a plain
+#                                   correct answer (full credit), and *.patch, each a unified diff
+#                                   against answer.cu (or the skeleton) led by the verdict the grade
+#                                   must reach (grader/grade/variant.h, docs/adding-a-lab.md)
 #   grader/labs/NN-name/*.cpp|*.cu  support code (CPU reference, baseline kernels); code shared by
 #                                   several labs lives in grader/support/<topic> and comes in
 #                                   through LIBRARIES
@@ -18,11 +15,12 @@
 # With PTX, each candidate is also compiled to PTX for the technique checks ([technique] tag).
 # and makes:
 #   labNN-<name>                 the runner (student's code and the reference)
-#   labNN-grader-student|solution|broken-<x>|passing-<x>   graders, each linking one candidate
+#   labNN-grader-student|solution|variant-<x>   graders, each linking one candidate
 #                                + the reference (+ labNN_<role>_ptx, the candidate's PTX, with PTX)
 #   labNN-host-tests             host unit tests
 #   labNN-student-link-check     links the student's file alone (no reference, no vendor library)
-# with CTest entries labelled labNN/<student|solution>/<check tag>, labNN/broken, labNN/host,
+# with CTest entries labelled labNN/<student|solution>/<check tag>, labNN/variant (one per
+# variant: the grade command on it, held against its verdict by cudalab-variant), labNN/host,
 # labNN/<role>/sanitize.
 #
 # Several implementations in one binary (docs/design.md, section 3): each implementation file is
@@ -30,6 +28,8 @@
 # the lab header declares everything inside namespace labNN::CUDALAB_IMPL (common/include/cudalab/impl.h).
 
 set_property(GLOBAL PROPERTY CUDALAB_LABS "")
+set_property(GLOBAL PROPERTY CUDALAB_VARIANTS "")
+include(${CMAKE_CURRENT_LIST_DIR}/Variants.cmake)
 
 function(cudalab_warnings target)
   set(cxx_warnings -Wall -Wextra -Wshadow)
@@ -59,7 +59,7 @@ function(_cudalab_impl_object target source role include_dir)
   cudalab_cuda_options(${target})
 endfunction()
 
-# Test labels are paths, one per test: "lab01/solution/correctness", "lab01/broken",
+# Test labels are paths, one per test: "lab01/solution/correctness", "lab01/variant",
 # "common/host". (catch_discover_tests flattens its PROPERTIES, so a test it discovers can carry
 # only one label.) ctest -L takes a regular expression: -L lab01, -L solution, -L sanitize.
 function(cudalab_discover_tests exe prefix label)
@@ -126,26 +126,36 @@ function(cudalab_add_lab name)
   _cudalab_impl_object(${lab}_student "${interface_dir}/${ARG_SOURCE}" candidate "${interface_dir}")
   _cudalab_impl_object(${lab}_solution "${root}/solutions/${name}/${ARG_SOURCE}" candidate "${interface_dir}")
   _cudalab_impl_object(${lab}_reference "${root}/solutions/${name}/${ARG_SOURCE}" reference "${interface_dir}")
-  file(GLOB broken_sources CONFIGURE_DEPENDS "${grader_dir}/broken/*.cu")
-  # Variants that must fail the student link check ("// LINK-REJECT: <regex>") get no grader.
-  set(link_reject_sources "")
-  foreach(src IN LISTS broken_sources)
-    file(STRINGS "${src}" link_reject REGEX "^// LINK-REJECT: ")
-    if(link_reject)
-      list(APPEND link_reject_sources "${src}")
+  # Variants: the plain answer as it is, each patch applied to its base in the build tree.
+  set(variants_dir "${grader_dir}/variants")
+  if(NOT EXISTS "${variants_dir}/answer.cu")
+    message(FATAL_ERROR "cudalab_add_lab(${name}): missing ${variants_dir}/answer.cu (a plain correct answer)")
+  endif()
+  _cudalab_impl_object(${lab}_variant_answer "${variants_dir}/answer.cu" candidate "${interface_dir}")
+  set(variants answer)
+  set(link_rejected "")
+  file(GLOB patches CONFIGURE_DEPENDS "${variants_dir}/*.patch")
+  foreach(patch IN LISTS patches)
+    get_filename_component(variant "${patch}" NAME)
+    string(REGEX REPLACE "\\.patch$" "" variant "${variant}")
+    if(NOT variant MATCHES "^[a-z0-9]+(-[a-z0-9]+)*$" OR variant STREQUAL "answer")
+      message(FATAL_ERROR "${patch}: a variant's name is lower-case words joined by '-' (not 'answer')")
     endif()
-  endforeach()
-  foreach(src IN LISTS link_reject_sources)
-    list(REMOVE_ITEM broken_sources "${src}")
-  endforeach()
-  foreach(src IN LISTS broken_sources link_reject_sources)
-    get_filename_component(stem "${src}" NAME_WE)
-    _cudalab_impl_object(${lab}_broken_${stem} "${src}" candidate "${interface_dir}")
-  endforeach()
-  file(GLOB passing_sources CONFIGURE_DEPENDS "${grader_dir}/passing/*.cu")
-  foreach(src IN LISTS passing_sources)
-    get_filename_component(stem "${src}" NAME_WE)
-    _cudalab_impl_object(${lab}_passing_${stem} "${src}" candidate "${interface_dir}")
+    # Only the header's Base and Link lines matter to the build; cudalab-variant reads the rest.
+    file(STRINGS "${patch}" base_line REGEX "^Base: ")
+    set(base "${variants_dir}/answer.cu")
+    if(base_line MATCHES "^Base: skeleton")
+      set(base "${interface_dir}/${ARG_SOURCE}")
+    endif()
+    file(STRINGS "${patch}" link_line REGEX "^Link: rejected")
+    if(link_line)
+      list(APPEND link_rejected ${variant})
+    endif()
+    string(REPLACE "-" "_" role "${variant}")
+    set(source "${CMAKE_CURRENT_BINARY_DIR}/variants/${name}/${variant}.cu")
+    cudalab_variant_source("${source}" "${patch}" "${base}")
+    _cudalab_impl_object(${lab}_variant_${role} "${source}" candidate "${interface_dir}")
+    list(APPEND variants ${variant})
   endforeach()
 
   # Support code shared by the grader, the runner and the host tests.
@@ -166,13 +176,9 @@ function(cudalab_add_lab name)
   cudalab_warnings(${lab}_checks)
 
   set(roles student solution)
-  foreach(src IN LISTS broken_sources)
-    get_filename_component(stem "${src}" NAME_WE)
-    list(APPEND roles broken_${stem})
-  endforeach()
-  foreach(src IN LISTS passing_sources)
-    get_filename_component(stem "${src}" NAME_WE)
-    list(APPEND roles passing_${stem})
+  foreach(variant IN LISTS variants)
+    string(REPLACE "-" "_" role "${variant}")
+    list(APPEND roles variant_${role})
   endforeach()
   foreach(role IN LISTS roles)
     string(REPLACE "_" "-" role_dash "${role}")
@@ -208,72 +214,60 @@ function(cudalab_add_lab name)
   target_link_libraries(${lab}-student-link-check PRIVATE cudalab_common)
   set_target_properties(${lab}-student-link-check PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
 
-  # Variants the link check must reject: the target is left out of the build; the test builds it
-  # and passes only if the link fails with the expected message.
-  foreach(src IN LISTS link_reject_sources)
-    get_filename_component(stem "${src}" NAME_WE)
-    string(REPLACE "_" "-" stem_dash "${stem}")
-    file(STRINGS "${src}" expect REGEX "^// LINK-REJECT: ")
-    string(REPLACE "// LINK-REJECT: " "" expect "${expect}")
-    add_executable(${lab}-broken-${stem_dash}-link-check EXCLUDE_FROM_ALL
-      $<TARGET_OBJECTS:${lab}_broken_${stem}> "${root}/grader/framework/link_check_main.cpp")
-    target_link_libraries(${lab}-broken-${stem_dash}-link-check PRIVATE cudalab_common)
-    set_target_properties(${lab}-broken-${stem_dash}-link-check PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
-    add_test(NAME ${lab}/broken/${stem_dash}
-             COMMAND ${CMAKE_COMMAND} --build "${PROJECT_BINARY_DIR}" --target ${lab}-broken-${stem_dash}-link-check)
-    set_tests_properties(${lab}/broken/${stem_dash} PROPERTIES
-      LABELS "${lab}/broken" PASS_REGULAR_EXPRESSION "${expect}" TIMEOUT 300)
+  # The link check of the plain answer (it must link) and of each variant with "Link: rejected"
+  # (left out of the build: it must fail to link; its test tries the link, as a student's build
+  # would). The other variants need none: the grade command skips the check when there is none.
+  foreach(variant IN LISTS variants)
+    string(REPLACE "-" "_" role "${variant}")
+    set(link_check "")
+    if(variant STREQUAL "answer" OR variant IN_LIST link_rejected)
+      set(link_check ${lab}-variant-${variant}-link-check)
+      add_executable(${link_check} $<TARGET_OBJECTS:${lab}_variant_${role}>
+                                   "${root}/grader/framework/link_check_main.cpp")
+      target_link_libraries(${link_check} PRIVATE cudalab_common)
+      set_target_properties(${link_check} PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+      if(variant IN_LIST link_rejected)
+        set_target_properties(${link_check} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+      endif()
+    endif()
+    set(link_check_file "")
+    set(link_args "")
+    if(link_check)
+      set(link_check_file "$<TARGET_FILE:${link_check}>")
+    endif()
+    if(variant IN_LIST link_rejected)
+      set(link_args --link-check "${link_check_file}" --build-dir "${PROJECT_BINARY_DIR}"
+                    --link-target ${link_check})
+    endif()
+    set_property(GLOBAL APPEND PROPERTY CUDALAB_VARIANTS
+      "${id}\t${variant}\t$<TARGET_FILE:${lab}-grader-variant-${variant}>\t${link_check_file}")
+
+    # The grade command on the variant, held against the verdict in its header.
+    set(file_args "")
+    if(NOT variant STREQUAL "answer")
+      set(file_args --file "${variants_dir}/${variant}.patch")
+    endif()
+    add_test(NAME ${lab}/variant/${variant}
+             COMMAND cudalab-variant check --grade $<TARGET_FILE:cudalab-grade> --lab ${id}
+                     --variant ${variant} ${file_args} ${link_args})
+    set_tests_properties(${lab}/variant/${variant} PROPERTIES
+      LABELS "${lab}/variant"
+      SKIP_REGULAR_EXPRESSION "SKIPPED: "
+      RUN_SERIAL TRUE  # timed checks must not share the GPU; a link attempt runs the build
+      TIMEOUT 1800)
   endforeach()
+
+  # The lab page's "Common mistakes" section must say what the variants' headers say.
+  if(EXISTS "${root}/docs/labs/${name}.md")
+    add_test(NAME ${lab}/host/common-mistakes
+             COMMAND cudalab-variant mistakes "${variants_dir}" --page "${root}/docs/labs/${name}.md")
+    set_tests_properties(${lab}/host/common-mistakes PROPERTIES LABELS "${lab}/host/docs")
+  endif()
 
   # CTest entries. The solution must pass everything (and the timing self-check); the student's
   # graders are labelled "student" and left out of the default test preset: a fresh skeleton fails.
   _cudalab_discover(${lab}-grader-solution "${lab}/solution/" "${lab}/solution" ${ARG_TAGS} selfcheck)
   _cudalab_discover(${lab}-grader-student "${lab}/student/" "${lab}/student" ${ARG_TAGS})
-
-  foreach(src IN LISTS broken_sources)
-    get_filename_component(stem "${src}" NAME_WE)
-    string(REPLACE "_" "-" stem_dash "${stem}")
-    file(STRINGS "${src}" expect REGEX "^// EXPECT-REJECT: ")
-    file(STRINGS "${src}" checks REGEX "^// CHECKS: ")
-    file(STRINGS "${src}" sanitizer_reject REGEX "^// SANITIZER-REJECT: ")
-    if(NOT checks OR NOT (expect OR sanitizer_reject))
-      message(FATAL_ERROR "${src}: needs '// CHECKS: <spec>' and '// EXPECT-REJECT: <regex>' "
-                          "and/or '// SANITIZER-REJECT: <tool> <regex>' lines")
-    endif()
-    string(REPLACE "// CHECKS: " "" checks "${checks}")
-    if(expect)
-      string(REPLACE "// EXPECT-REJECT: " "" expect "${expect}")
-      add_test(NAME ${lab}/broken/${stem_dash} COMMAND ${lab}-grader-broken-${stem_dash} "${checks}")
-      # Passes only if the grader rejected the variant for the reason it was built for.
-      set_tests_properties(${lab}/broken/${stem_dash} PROPERTIES
-        LABELS "${lab}/broken"
-        PASS_REGULAR_EXPRESSION "${expect}"
-        SKIP_REGULAR_EXPRESSION "SKIPPED: "
-        RUN_SERIAL TRUE
-        TIMEOUT 300)
-    endif()
-    if(sanitizer_reject)
-      string(REGEX REPLACE "^// SANITIZER-REJECT: ([a-z]+) (.*)$" "\\1;\\2" sanitizer_reject "${sanitizer_reject}")
-      list(GET sanitizer_reject 0 tool)
-      list(GET sanitizer_reject 1 regex)
-      cudalab_sanitizer_test(${lab}/broken/${stem_dash}-${tool} ${tool} "${lab}/broken/sanitize"
-        COMMAND $<TARGET_FILE:${lab}-grader-broken-${stem_dash}> "${checks}")
-      set_tests_properties(${lab}/broken/${stem_dash}-${tool} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}")
-    endif()
-  endforeach()
-
-  # Plain correct answers: every graded check must pass (exit code 0).
-  foreach(src IN LISTS passing_sources)
-    get_filename_component(stem "${src}" NAME_WE)
-    string(REPLACE "_" "-" stem_dash "${stem}")
-    add_test(NAME ${lab}/passing/${stem_dash} COMMAND ${lab}-grader-passing-${stem_dash} "~[selfcheck]")
-    set_tests_properties(${lab}/passing/${stem_dash} PROPERTIES
-      LABELS "${lab}/passing"
-      ENVIRONMENT "CUDALAB_REQUIRE_FULL_CREDIT=1"
-      SKIP_REGULAR_EXPRESSION "SKIPPED: "
-      RUN_SERIAL TRUE
-      TIMEOUT 300)
-  endforeach()
 
   # Sanitizer gate: the correctness checks under compute-sanitizer (but the [large] ones:
   # racecheck on 2^26 elements takes minutes).
@@ -316,10 +310,14 @@ function(cudalab_add_lab name)
     "${id}\t${short}\t$<TARGET_FILE:${lab}-grader-student>\t$<TARGET_FILE:${lab}-grader-solution>\t${tools}\t$<TARGET_FILE:${lab}-student-link-check>")
 endfunction()
 
-# Writes the lab manifest the grade command reads: one line per lab,
-# id <tab> name <tab> student grader <tab> solution grader <tab> sanitizer tools <tab> link check.
+# Writes the manifests the grade command reads: one line per lab,
+# id <tab> name <tab> student grader <tab> solution grader <tab> sanitizer tools <tab> link check,
+# and one line per variant, lab id <tab> variant <tab> grader <tab> link check (or nothing).
 function(cudalab_finish_labs)
   get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
   string(JOIN "\n" content ${labs})
   file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/cudalab-labs.tsv" CONTENT "${content}\n")
+  get_property(variants GLOBAL PROPERTY CUDALAB_VARIANTS)
+  string(JOIN "\n" content ${variants})
+  file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/cudalab-variants.tsv" CONTENT "${content}\n")
 endfunction()

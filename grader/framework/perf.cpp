@@ -94,11 +94,6 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
                   policy.r_zero);
     FAIL(line);
   }
-  // The plain answers under grader/labs/*/passing must earn every point, not partial credit.
-  if (const char* full = std::getenv("CUDALAB_REQUIRE_FULL_CREDIT");
-      full && std::string(full) == "1")
-    if (credit < 1.0)
-      FAIL("partial credit (" + std::to_string(credit) + ") where full credit is required");
   set_credit(credit);
 }
 

@@ -6,6 +6,7 @@
 // check only. Labs come from the manifest the build writes (cudalab-labs.tsv).
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <ctime>
@@ -26,6 +27,7 @@
 #include "record.h"
 #include "report.h"
 #include "sanitizer_output.h"
+#include "variant.h"
 
 namespace {
 
@@ -40,6 +42,11 @@ struct LabEntry {
 struct Options {
   std::vector<std::string> labs;  // empty: all
   bool solutions = false;
+  std::string variant;            // grade this variant of the lab (the grader's own tests)
+  std::string checks;             // Catch2 test spec: run only these checks ("" for all)
+  std::vector<std::string> sanitizers;  // run only these tools (empty: every tool of the lab)
+  bool sanitize_anyway = false;   // run the sanitizers even when a correctness check failed
+  std::string records;            // also write the check records here
   std::uint64_t seed = kDefaultSeed;
   double timeout_s = 300;
   bool sanitize = true;
@@ -73,6 +80,32 @@ std::vector<LabEntry> read_manifest(const std::string& path) {
   return labs;
 }
 
+// The variants manifest the build writes beside the lab manifest: one line per variant,
+// lab id <tab> variant <tab> grader <tab> link check.
+LabEntry variant_entry(const LabEntry& lab, const Options& o) {
+  const std::string path =
+      o.manifest.substr(0, o.manifest.find_last_of('/') + 1) + "cudalab-variants.tsv";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("no variants manifest at " + path + " (build the project first)");
+  std::string line, known;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto f = split(line, '\t');  // a variant without a link check ends in an empty field
+    if (f.size() != 3 && f.size() != 4)
+      throw std::runtime_error("malformed line in " + path + ": " + line);
+    if (f[0] != lab.id) continue;
+    if (f[1] == o.variant) {
+      LabEntry e = lab;
+      e.student_grader = f[2];
+      e.link_check = f.size() == 4 ? f[3] : "";
+      return e;
+    }
+    known += (known.empty() ? "" : ", ") + f[1];
+  }
+  throw cudalab::UsageError("lab " + lab.id + " has no variant '" + o.variant + "' (variants: " +
+                            known + ")");
+}
+
 Options parse(int argc, char** argv) {
   cxxopts::Options spec("cudalab-grade", "Grade the CUDA labs");
   using cxxopts::value;
@@ -81,6 +114,14 @@ Options parse(int argc, char** argv) {
       ("lab", "lab(s) to grade, e.g. --lab 01 or --lab 01,02 (default: all)",
        value<std::vector<std::string>>())
       ("solutions", "grade the reference solutions instead of the student files")
+      ("variant", "grade a variant of one lab (grader/labs/NN-name/variants/NAME.patch, or "
+       "'answer') instead of the student's file", value<std::string>())
+      ("checks", "run only the checks this Catch2 test spec selects (the others: skipped)",
+       value<std::string>())
+      ("sanitizers", "run only these compute-sanitizer tools, e.g. memcheck,racecheck",
+       value<std::string>())
+      ("sanitize-anyway", "run the sanitizers even when a correctness check failed")
+      ("records", "also write the check records (one line per check) here", value<std::string>())
       ("seed", "seed of the generated inputs (an instructor's secret seed)", value<std::string>())
       ("timeout", "seconds allowed per check", value<std::string>()->default_value("300"))
       ("no-sanitize", "skip the compute-sanitizer checks")
@@ -100,6 +141,19 @@ Options parse(int argc, char** argv) {
     for (const auto& l : r["lab"].as<std::vector<std::string>>())
       if (!l.empty()) o.labs.push_back(l);
   o.solutions = r.count("solutions") > 0;
+  if (r.count("variant")) o.variant = r["variant"].as<std::string>();
+  if (!o.variant.empty() && (o.solutions || o.labs.size() != 1))
+    throw cudalab::UsageError("--variant needs exactly one --lab, and no --solutions");
+  if (r.count("checks")) o.checks = r["checks"].as<std::string>();
+  if (r.count("checks") && o.checks.empty()) throw cudalab::UsageError("--checks: empty test spec");
+  if (r.count("sanitizers")) {
+    o.sanitizers = split(r["sanitizers"].as<std::string>(), ',');
+    for (const auto& t : o.sanitizers)
+      cudalab::parse_choice(t, "--sanitizers", {"memcheck", "racecheck", "synccheck", "initcheck"});
+    if (o.sanitizers.empty()) throw cudalab::UsageError("--sanitizers: no tool named");
+  }
+  o.sanitize_anyway = r.count("sanitize-anyway") > 0;
+  if (r.count("records")) o.records = r["records"].as<std::string>();
   if (r.count("seed"))
     o.seed = static_cast<std::uint64_t>(
         cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
@@ -186,8 +240,10 @@ std::vector<std::string> grader_env(const Options& o, const std::string& results
   return {"CUDALAB_RESULTS=" + results, "CUDALAB_SEED=" + std::to_string(o.seed)};
 }
 
+// The checks `spec` selects, in declaration order, without running them; throws when there are
+// none unless `allow_none`.
 std::vector<CheckRecord> list_checks(const std::string& exe, const std::string& spec,
-                                     const Options& o) {
+                                     const Options& o, bool allow_none = false) {
   const std::string results = temp_path();
   auto env = grader_env(o, results);
   env.push_back("CUDALAB_LIST_CHECKS=1");
@@ -196,7 +252,7 @@ std::vector<CheckRecord> list_checks(const std::string& exe, const std::string& 
   const ProcessResult p = run_process({exe, spec, "--order", "decl"}, env, 120);
   auto records = read_records(results);
   std::remove(results.c_str());
-  if (records.empty())
+  if (records.empty() && !allow_none)
     throw std::runtime_error("could not list the checks of " + exe + " (" +
                              describe_ending(p, 120) + "): " + last_lines(p.output, 3));
   return records;
@@ -222,8 +278,10 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
   return r;
 }
 
+// `spec`: the checks to run under the tool ("" when none is selected).
 CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std::string& tool,
-                          bool correctness_passed, const GradeReport& report, const Options& o) {
+                          const std::string& spec, bool correctness_passed,
+                          const GradeReport& report, const Options& o) {
   CheckRecord r;
   r.name = "compute-sanitizer " + tool;
   r.tags = "[lab" + lab.id + "][sanitize]";
@@ -234,15 +292,19 @@ CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std
     r.message = report.no_device_reason;
   } else if (!o.sanitize) {
     r.message = "disabled by --no-sanitize";
+  } else if (!o.sanitizers.empty() &&
+             std::find(o.sanitizers.begin(), o.sanitizers.end(), tool) == o.sanitizers.end()) {
+    r.message = "not run: not selected by --sanitizers";
+  } else if (spec.empty()) {
+    r.message = std::string(kNotSelected) + " (no selected correctness check to run under it)";
   } else if (sanitizer.empty() || access(sanitizer.c_str(), X_OK) != 0) {
     r.message = "compute-sanitizer not found";
-  } else if (!correctness_passed) {
+  } else if (!correctness_passed && !o.sanitize_anyway) {
     r.status = "failed";
     r.message = "not run: the correctness checks must pass first";
   } else {
     const ProcessResult p = run_process(
-        // The correctness checks but the [large] ones (racecheck on 2^26 elements takes minutes).
-        {sanitizer, "--tool", tool, "--error-exitcode", "86", exe, "[correctness]~[large]"},
+        {sanitizer, "--tool", tool, "--error-exitcode", "86", exe, spec},
         {"CUDALAB_GUARD_BYTES=0", "CUDALAB_SEED=" + std::to_string(o.seed)}, o.timeout_s * 4);
     // racecheck reports a missing barrier as a "Warning: Race reported", which leaves the exit
     // code at 0: any reported hazard fails the check.
@@ -342,9 +404,27 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
       return result;
     }
     const auto listed = list_checks(exe, spec, o);
+    // --checks: the checks it selects run, the others are reported as skipped.
+    std::set<std::string> selected;
+    for (const auto& c : o.checks.empty() ? listed : list_checks(exe, o.checks, o, true))
+      selected.insert(c.name);
+    // The sanitizers run the correctness checks but the [large] ones (racecheck on 2^26 elements
+    // takes minutes); with --checks, those of them it selects, by name.
+    std::string sanitizer_spec = o.checks.empty() ? "[correctness]~[large]" : "";
     const std::size_t total = listed.size() + lab.sanitizers.size();
     bool correctness_passed = true;
     for (std::size_t ci = 0; ci < listed.size(); ++ci) {
+      if (!selected.count(listed[ci].name)) {
+        CheckRecord skipped = listed[ci];
+        skipped.status = "skipped";
+        skipped.message = kNotSelected;
+        result.checks.push_back(std::move(skipped));
+        continue;
+      }
+      const std::string& tags = listed[ci].tags;
+      if (!o.checks.empty() && tags.find("[correctness]") != std::string::npos &&
+          tags.find("[large]") == std::string::npos)
+        sanitizer_spec += (sanitizer_spec.empty() ? "" : ",") + exact_spec(listed[ci].name);
       progress.show(where + ": check " + std::to_string(ci + 1) + " of " + std::to_string(total) +
                     ": " + listed[ci].name);
       const bool timed = listed[ci].tags.find("[perf]") != std::string::npos;
@@ -361,7 +441,8 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
     }
     for (const auto& tool : lab.sanitizers) {
       progress.show(where + ": compute-sanitizer " + tool);
-      result.checks.push_back(run_sanitizer(lab, exe, tool, correctness_passed, report, o));
+      result.checks.push_back(
+          run_sanitizer(lab, exe, tool, sanitizer_spec, correctness_passed, report, o));
     }
   } catch (const std::exception& e) {
     CheckRecord c;
@@ -388,7 +469,8 @@ std::string prepare_output(const std::string& path, const std::string& option) {
 
 int grade(Options o) {
   const auto all = read_manifest(o.manifest);
-  const auto labs = select_labs(all, o);
+  auto labs = select_labs(all, o);
+  if (!o.variant.empty()) labs.front() = variant_entry(labs.front(), o);
   if (o.list) {
     for (const auto& l : all) std::cout << l.id << "  " << l.name << "\n";
     return cudalab::kExitOk;
@@ -396,9 +478,10 @@ int grade(Options o) {
   o.json = prepare_output(o.json, "--json");
   o.gradescope = prepare_output(o.gradescope, "--gradescope");
   o.junit = prepare_output(o.junit, "--junit");
+  o.records = prepare_output(o.records, "--records");
 
   GradeReport report;
-  report.target = o.solutions ? "solutions" : "student";
+  report.target = o.solutions ? "solutions" : o.variant.empty() ? "student" : "variant " + o.variant;
   report.seed = o.seed;
   report.generated_at = utc_now();
   report.has_device = cudalab::has_cuda_device(&report.no_device_reason);
@@ -424,6 +507,12 @@ int grade(Options o) {
   if (!o.gradescope.empty()) {
     write_file(o.gradescope, gradescope_json(report));
     std::cout << "Gradescope results: " << o.gradescope << "\n";
+  }
+  if (!o.records.empty()) {
+    std::string lines;
+    for (const auto& lab : report.labs)
+      for (const auto& c : lab.checks) lines += format_record(c) + "\n";
+    write_file(o.records, lines);
   }
   if (!o.junit.empty()) write_junit(o, labs);
   return report.failed() ? cudalab::kExitFailure : cudalab::kExitOk;
