@@ -134,6 +134,7 @@ function(cudalab_add_lab name)
   _cudalab_impl_object(${lab}_variant_answer "${variants_dir}/answer.cu" candidate "${interface_dir}")
   set(variants answer)
   set(link_rejected "")
+  set(untimed "")
   file(GLOB patches CONFIGURE_DEPENDS "${variants_dir}/*.patch")
   foreach(patch IN LISTS patches)
     get_filename_component(variant "${patch}" NAME)
@@ -141,7 +142,9 @@ function(cudalab_add_lab name)
     if(NOT variant MATCHES "^[a-z0-9]+(-[a-z0-9]+)*$" OR variant STREQUAL "answer")
       message(FATAL_ERROR "${patch}: a variant's name is lower-case words joined by '-' (not 'answer')")
     endif()
-    # Only the header's Base and Link lines matter to the build; cudalab-variant reads the rest.
+    # Only the header's Base and Link lines matter to the build (cudalab-variant reads the rest);
+    # an edited variant re-runs the configure step, so a changed Base or Link is seen.
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${patch}")
     file(STRINGS "${patch}" base_line REGEX "^Base: ")
     set(base "${variants_dir}/answer.cu")
     if(base_line MATCHES "^Base: skeleton")
@@ -150,6 +153,11 @@ function(cudalab_add_lab name)
     file(STRINGS "${patch}" link_line REGEX "^Link: rejected")
     if(link_line)
       list(APPEND link_rejected ${variant})
+    endif()
+    # A variant whose Run selects no performance check times nothing: its test may share the GPU.
+    file(STRINGS "${patch}" run_line REGEX "^Run: ")
+    if(run_line AND NOT run_line MATCHES "perf")
+      list(APPEND untimed ${variant})
     endif()
     string(REPLACE "-" "_" role "${variant}")
     set(source "${CMAKE_CURRENT_BINARY_DIR}/variants/${name}/${variant}.cu")
@@ -253,8 +261,11 @@ function(cudalab_add_lab name)
     set_tests_properties(${lab}/variant/${variant} PROPERTIES
       LABELS "${lab}/variant"
       SKIP_REGULAR_EXPRESSION "SKIPPED: "
-      RUN_SERIAL TRUE  # timed checks must not share the GPU; a link attempt runs the build
       TIMEOUT 1800)
+    # Timed checks must not share the GPU, and a link attempt runs the build: those run alone.
+    if(NOT variant IN_LIST untimed OR variant IN_LIST link_rejected)
+      set_tests_properties(${lab}/variant/${variant} PROPERTIES RUN_SERIAL TRUE)
+    endif()
   endforeach()
 
   # The lab page's "Common mistakes" section must say what the variants' headers say.

@@ -42,11 +42,11 @@ struct LabEntry {
 struct Options {
   std::vector<std::string> labs;  // empty: all
   bool solutions = false;
-  std::string variant;            // grade this variant of the lab (the grader's own tests)
-  std::string checks;             // Catch2 test spec: run only these checks ("" for all)
+  std::string variant;                  // grade this variant of the lab (the grader's own tests)
+  std::string checks;                   // Catch2 test spec: run only these checks ("" for all)
   std::vector<std::string> sanitizers;  // run only these tools (empty: every tool of the lab)
-  bool sanitize_anyway = false;   // run the sanitizers even when a correctness check failed
-  std::string records;            // also write the check records here
+  bool sanitize_anyway = false;         // run the sanitizers even when a correctness check failed
+  std::string records;                  // also write the check records here
   std::uint64_t seed = kDefaultSeed;
   double timeout_s = 300;
   bool sanitize = true;
@@ -86,7 +86,8 @@ LabEntry variant_entry(const LabEntry& lab, const Options& o) {
   const std::string path =
       o.manifest.substr(0, o.manifest.find_last_of('/') + 1) + "cudalab-variants.tsv";
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("no variants manifest at " + path + " (build the project first)");
+  if (!in)
+    throw std::runtime_error("no variants manifest at " + path + " (build the project first)");
   std::string line, known;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
@@ -102,8 +103,8 @@ LabEntry variant_entry(const LabEntry& lab, const Options& o) {
     }
     known += (known.empty() ? "" : ", ") + f[1];
   }
-  throw cudalab::UsageError("lab " + lab.id + " has no variant '" + o.variant + "' (variants: " +
-                            known + ")");
+  throw cudalab::UsageError("lab " + lab.id + " has no variant '" + o.variant +
+                            "' (variants: " + known + ")");
 }
 
 Options parse(int argc, char** argv) {
@@ -481,7 +482,9 @@ int grade(Options o) {
   o.records = prepare_output(o.records, "--records");
 
   GradeReport report;
-  report.target = o.solutions ? "solutions" : o.variant.empty() ? "student" : "variant " + o.variant;
+  report.target = o.solutions         ? "solutions"
+                  : o.variant.empty() ? "student"
+                                      : "variant " + o.variant;
   report.seed = o.seed;
   report.generated_at = utc_now();
   report.has_device = cudalab::has_cuda_device(&report.no_device_reason);

@@ -87,7 +87,8 @@ PointsBound parse_points(const std::string& value, int line) {
       break;
     }
   }
-  if (b.op.empty()) fail_at(line, "Points: needs <=, <, >=, > or = and a number, e.g. 'Points: <= 90'");
+  if (b.op.empty())
+    fail_at(line, "Points: needs <=, <, >=, > or = and a number, e.g. 'Points: <= 90'");
   const std::string number = trim(value.substr(b.op.size()));
   char* end = nullptr;
   b.value = std::strtod(number.c_str(), &end);
@@ -159,8 +160,10 @@ bool glob(const std::string& pattern, const std::string& text) {
 std::string cell(const std::string& s) {
   std::string out;
   for (const char c : s) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
@@ -172,7 +175,7 @@ Variant parse_variant(const std::string& text, const std::string& name) {
   v.name = name;
   const auto lines = lines_of(text);
   std::string* last = nullptr;  // the value a continuation line extends
-  bool seen_base = false, seen_run = false, seen_link = false;
+  bool seen_base = false, seen_run = false, seen_link = false, seen_timeout = false;
   std::size_t i = 0;
   for (; i < lines.size(); ++i) {
     const std::string& l = lines[i];
@@ -183,14 +186,20 @@ Variant parse_variant(const std::string& text, const std::string& name) {
       continue;
     }
     if (l[0] == ' ' || l[0] == '\t') {
-      if (last == nullptr) fail_at(n, "a continuation line (it starts with a space) follows no Symptom, Cause or Fix");
+      if (last == nullptr)
+        fail_at(n, "a continuation line (it starts with a space) follows no Symptom, Cause or Fix");
       *last += " " + trim(l);
       continue;
     }
     const auto colon = l.find(':');
     const std::string key = colon == std::string::npos ? "" : l.substr(0, colon);
-    if (key.empty() || !std::all_of(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
-      fail_at(n, "expected 'Key: value' (Cause, Symptom, Fix, Base, Run, Link, Expect, Points), got '" + l + "'");
+    if (key.empty() || !std::all_of(key.begin(), key.end(), [](char c) {
+          return std::isalpha(static_cast<unsigned char>(c));
+        }))
+      fail_at(n,
+              "expected 'Key: value' (Cause, Symptom, Fix, Base, Run, Link, Timeout, Expect, "
+              "Points), got '" +
+                  l + "'");
     const std::string value = trim(l.substr(colon + 1));
     if (value.empty()) fail_at(n, key + ": no value");
     last = nullptr;
@@ -219,18 +228,28 @@ Variant parse_variant(const std::string& text, const std::string& name) {
       v.run = value;
     } else if (key == "Link") {
       once(seen_link);
-      if (value != "rejected" && value != "ok") fail_at(n, "Link: '" + value + "' (ok or rejected)");
+      if (value != "rejected" && value != "ok")
+        fail_at(n, "Link: '" + value + "' (ok or rejected)");
       v.link_rejected = value == "rejected";
+    } else if (key == "Timeout") {
+      once(seen_timeout);
+      char* end_of_number = nullptr;
+      const long t = std::strtol(value.c_str(), &end_of_number, 10);
+      if (*end_of_number != '\0' || t < 1 || t > 3600)
+        fail_at(n, "Timeout: '" + value + "' (seconds per check, 1 to 3600)");
+      v.timeout_s = static_cast<int>(t);
     } else if (key == "Expect") {
       v.expectations.push_back(parse_expect(value, n));
     } else if (key == "Points") {
       v.points.push_back(parse_points(value, n));
     } else {
-      fail_at(n, "unknown key '" + key + "' (Cause, Symptom, Fix, Base, Run, Link, Expect, Points)");
+      fail_at(n, "unknown key '" + key +
+                     "' (Cause, Symptom, Fix, Base, Run, Link, Timeout, Expect, Points)");
     }
   }
   const int end = static_cast<int>(i) + 1;
-  if (i == lines.size()) fail_at(end, "no diff: the variant's change starts at a line '--- <file>'");
+  if (i == lines.size())
+    fail_at(end, "no diff: the variant's change starts at a line '--- <file>'");
   int files = 0, hunks = 0;
   for (std::size_t j = i; j < lines.size(); ++j) {
     v.diff += lines[j] + "\n";
@@ -242,10 +261,12 @@ Variant parse_variant(const std::string& text, const std::string& name) {
   if (v.cause.empty()) fail_at(end, "no Cause: say what this variant does wrong (or differently)");
   if (v.expectations.empty() && v.points.empty())
     fail_at(end, "no Expect or Points: say what the grade must conclude");
-  const bool broken = std::any_of(v.expectations.begin(), v.expectations.end(),
-                                  [](const Expectation& e) { return e.status != Expectation::Status::pass; });
+  const bool broken =
+      std::any_of(v.expectations.begin(), v.expectations.end(),
+                  [](const Expectation& e) { return e.status != Expectation::Status::pass; });
   if (broken && (v.symptom.empty() || v.fix.empty()))
-    fail_at(end, "a variant that must lose points needs a Symptom and a Fix (the lab page's table)");
+    fail_at(end,
+            "a variant that must lose points needs a Symptom and a Fix (the lab page's table)");
   return v;
 }
 
@@ -283,7 +304,8 @@ Judgement judge(const Variant& v, const std::vector<CheckRecord>& checks) {
   for (const auto& e : v.expectations) grading_expected |= e.check == "grading";
   for (const auto& c : checks)
     if (c.name == "grading" && !grading_expected)
-      j.violated.push_back("the grade command could not grade the lab: " + first_lines(c.message, 4));
+      j.violated.push_back("the grade command could not grade the lab: " +
+                           first_lines(c.message, 4));
 
   for (const auto& e : v.expectations) {
     const std::string where = "Expect (line " + std::to_string(e.line) + ") ";
@@ -293,7 +315,8 @@ Judgement judge(const Variant& v, const std::vector<CheckRecord>& checks) {
     if (matched.empty()) {
       std::string names;
       for (const auto& c : checks) names += (names.empty() ? "" : "; ") + c.name;
-      j.violated.push_back(where + "no check matches \"" + e.check + "\" (the checks: " + names + ")");
+      j.violated.push_back(where + "no check matches \"" + e.check + "\" (the checks: " + names +
+                           ")");
       continue;
     }
     for (const CheckRecord* c : matched) {
@@ -308,7 +331,8 @@ Judgement judge(const Variant& v, const std::vector<CheckRecord>& checks) {
       } else if (!status_matches(e.status, c->status)) {
         j.violated.push_back(check + ": expected " + describe(e) + ", seen " + seen);
       } else if (!e.pattern.empty() &&
-                 !std::regex_search(flat(c->message), std::regex(e.pattern, std::regex::ECMAScript))) {
+                 !std::regex_search(flat(c->message),
+                                    std::regex(e.pattern, std::regex::ECMAScript))) {
         j.violated.push_back(check + ": expected " + describe(e) + ", seen " + seen);
       } else {
         j.verified.push_back(check + ": " + describe(e));
@@ -327,22 +351,28 @@ Judgement judge(const Variant& v, const std::vector<CheckRecord>& checks) {
   const double lo = known, hi = known + unknown, eps = 1e-9;
   for (const auto& b : v.points) {
     bool holds = false, broken = false;
-    if (b.op == "<=") holds = hi <= b.value + eps, broken = lo > b.value + eps;
-    else if (b.op == "<") holds = hi < b.value - eps, broken = lo >= b.value - eps;
-    else if (b.op == ">=") holds = lo >= b.value - eps, broken = hi < b.value - eps;
-    else if (b.op == ">") holds = lo > b.value + eps, broken = hi <= b.value + eps;
-    else holds = std::abs(lo - b.value) <= eps && std::abs(hi - b.value) <= eps,
-         broken = b.value < lo - eps || b.value > hi + eps;
+    if (b.op == "<=")
+      holds = hi <= b.value + eps, broken = lo > b.value + eps;
+    else if (b.op == "<")
+      holds = hi < b.value - eps, broken = lo >= b.value - eps;
+    else if (b.op == ">=")
+      holds = lo >= b.value - eps, broken = hi < b.value - eps;
+    else if (b.op == ">")
+      holds = lo > b.value + eps, broken = hi <= b.value + eps;
+    else
+      holds = std::abs(lo - b.value) <= eps && std::abs(hi - b.value) <= eps,
+      broken = b.value < lo - eps || b.value > hi + eps;
     const std::string bound = "Points " + b.op + " " + points_text(b.value);
-    const std::string seen = lo == hi ? points_text(lo)
-                                      : "between " + points_text(lo) + " and " + points_text(hi) +
-                                            " (skipped checks)";
+    const std::string seen =
+        lo == hi ? points_text(lo)
+                 : "between " + points_text(lo) + " and " + points_text(hi) + " (skipped checks)";
     if (broken)
       j.violated.push_back("the lab's points: expected " + bound + ", seen " + seen);
     else if (holds)
       j.verified.push_back("the lab's points: " + bound + " (" + seen + ")");
     else
-      j.unverifiable.push_back("the lab's points: " + bound + " depends on skipped checks (" + seen + ")");
+      j.unverifiable.push_back("the lab's points: " + bound + " depends on skipped checks (" +
+                               seen + ")");
   }
   return j;
 }
@@ -362,8 +392,9 @@ std::string mistakes_markdown(const std::vector<Variant>& variants) {
     code += "\n`" + v.name + "`" + (v.base == "skeleton" ? " (from the skeleton)" : "") +
             ":\n\n```diff\n" + hunks + "```\n";
   }
-  return table + "\n<details><summary>Each mistake in code (a diff against a correct answer: it shows "
-                 "parts of one)</summary>\n" +
+  return table +
+         "\n<details><summary>Each mistake in code (a diff against a correct answer: it shows "
+         "parts of one)</summary>\n" +
          code + "\n</details>\n";
 }
 

@@ -6,6 +6,7 @@
 //   Symptom: outputs next to a tile's edge are 0
 //   Fix: size the input tile with its halo: O_TILE_WIDTH + 2 * r rows.
 //   Run: every course filter*
+//   Timeout: 20
 //   Expect: fail "every course filter*" /expected [0-9]+, got 0/
 //   Points: <= 88
 //   --- answer.cu
@@ -46,14 +47,15 @@ struct PointsBound {
 };
 
 struct Variant {
-  std::string name;                    // from the file name: "halo-not-loaded"
-  std::string base = "answer";         // "answer" or "skeleton"
-  std::string run;                     // Catch2 test spec of the checks to run; "" for all
-  bool link_rejected = false;          // "Link: rejected": the student link check must fail
-  std::string symptom, cause, fix;     // for the lab page's "Common mistakes" table
+  std::string name;                 // from the file name: "halo-not-loaded"
+  std::string base = "answer";      // "answer" or "skeleton"
+  std::string run;                  // Catch2 test spec of the checks to run; "" for all
+  bool link_rejected = false;       // "Link: rejected": the student link check must fail
+  int timeout_s = 0;                // "Timeout: 20": seconds per check (0: the grade's default)
+  std::string symptom, cause, fix;  // for the lab page's "Common mistakes" table
   std::vector<Expectation> expectations;
   std::vector<PointsBound> points;
-  std::string diff;                    // from the first "--- " line on
+  std::string diff;  // from the first "--- " line on
 };
 
 // Parses a variant file; throws VariantError naming the line of the first problem.

@@ -70,17 +70,22 @@ int check(int argc, char** argv) {
       ("link-check", "the variant's link check executable (Link: rejected)", value<std::string>())
       ("build-dir", "the build folder (Link: rejected)", value<std::string>())
       ("link-target", "the link check's target (Link: rejected)", value<std::string>())
-      ("timeout", "seconds per check", value<std::string>()->default_value("300"))
+      ("timeout", "seconds per check, unless the variant says (Timeout)", value<std::string>()->default_value("300"))
       ("h,help", "show this help");
   // clang-format on
   const auto r = cudalab::parse_command_line(spec, argc, argv);
   for (const char* required : {"grade", "lab", "variant"})
-    if (!r.count(required)) throw cudalab::UsageError(std::string("--") + required + " is required");
+    if (!r.count(required))
+      throw cudalab::UsageError(std::string("--") + required + " is required");
   const std::string grade = r["grade"].as<std::string>();
   const std::string lab = r["lab"].as<std::string>();
   const std::string name = r["variant"].as<std::string>();
-  const auto timeout = cudalab::parse_int_in_range(r["timeout"].as<std::string>(), "--timeout", 1, 86400);
-  const Variant v = r.count("file") ? load_variant(r["file"].as<std::string>()) : plain_answer_variant();
+  const Variant v =
+      r.count("file") ? load_variant(r["file"].as<std::string>()) : plain_answer_variant();
+  // The header's Timeout (a variant that hangs need not wait out the default), else --timeout.
+  const auto timeout = v.timeout_s > 0 ? v.timeout_s
+                                       : cudalab::parse_int_in_range(r["timeout"].as<std::string>(),
+                                                                     "--timeout", 1, 86400);
 
   if (v.link_rejected) {
     // The link check is left out of the build (it must fail to link); try it now, as a student's
@@ -101,8 +106,18 @@ int check(int argc, char** argv) {
   if (fd < 0) throw std::runtime_error("cannot create a temporary file");
   close(fd);
   const std::string json = std::string(records_path) + ".json";
-  std::vector<std::string> args = {grade,   "--lab",     lab,  "--variant", name,  "--records",
-                                   records_path, "--json", json, "--color",   "never", "--timeout",
+  std::vector<std::string> args = {grade,
+                                   "--lab",
+                                   lab,
+                                   "--variant",
+                                   name,
+                                   "--records",
+                                   records_path,
+                                   "--json",
+                                   json,
+                                   "--color",
+                                   "never",
+                                   "--timeout",
                                    std::to_string(timeout)};
   if (!v.run.empty()) args.insert(args.end(), {"--checks", v.run});
   if (r.count("file")) {  // the plain answer runs every sanitizer of the lab
@@ -118,8 +133,8 @@ int check(int argc, char** argv) {
   }
   std::string shown;
   for (const auto& a : args) shown += (shown.empty() ? "" : " ") + a;
-  std::cout << "variant " << name << " of lab " << lab << (v.base == "skeleton" ? " (from the skeleton)" : "")
-            << ": " << shown << "\n";
+  std::cout << "variant " << name << " of lab " << lab
+            << (v.base == "skeleton" ? " (from the skeleton)" : "") << ": " << shown << "\n";
   const ProcessResult p = run_process(args, {}, static_cast<double>(timeout) * 100);
   std::vector<CheckRecord> records;
   try {
@@ -132,7 +147,8 @@ int check(int argc, char** argv) {
   std::remove(json.c_str());
   if (records.empty()) {
     std::cout << "FAIL: the grade command wrote no verdict (" << describe_ending(p, timeout * 100)
-              << "):\n" << defused(last_lines(p.output, 20)) << "\n";
+              << "):\n"
+              << defused(last_lines(p.output, 20)) << "\n";
     return cudalab::kExitFailure;
   }
 

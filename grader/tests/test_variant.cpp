@@ -85,11 +85,14 @@ TEST_CASE("a variant's header is parsed", "[variant]") {
 TEST_CASE("Base, Link and the statuses are read", "[variant]") {
   const Variant v = parse_variant(
       "Cause: calls the reference\nSymptom: not graded\nFix: write the kernel\nBase: skeleton\n"
-      "Link: rejected\nExpect: lose \"*\"\nExpect: partial \"[perf]\"\nExpect: pass \"x\" /y/\n"
-      "Points: = 0\n" + kDiff,
+      "Link: rejected\nTimeout: 20\nExpect: lose \"*\"\nExpect: partial \"[perf]\"\nExpect: pass "
+      "\"x\" /y/\n"
+      "Points: = 0\n" +
+          kDiff,
       "calls-reference");
   CHECK(v.base == "skeleton");
   CHECK(v.link_rejected);
+  CHECK(v.timeout_s == 20);
   CHECK(v.expectations[0].status == Expectation::Status::lose);
   CHECK(v.expectations[0].pattern.empty());
   CHECK(v.expectations[1].status == Expectation::Status::partial);
@@ -98,7 +101,8 @@ TEST_CASE("Base, Link and the statuses are read", "[variant]") {
 }
 
 TEST_CASE("a variant that only passes needs no Symptom or Fix", "[variant]") {
-  const Variant v = parse_variant("Cause: another correct answer\nExpect: pass \"*\"\n" + kDiff, "alt");
+  const Variant v =
+      parse_variant("Cause: another correct answer\nExpect: pass \"*\"\n" + kDiff, "alt");
   CHECK(v.symptom.empty());
 }
 
@@ -115,18 +119,27 @@ TEST_CASE("malformed headers name the line and the problem", "[variant]") {
   CHECK(parse_error(c + "Expect: fail \"\"\n" + kDiff) == "line 4: Expect: empty check name");
   CHECK(parse_error(c + "Expect: fail \"x\" past\n" + kDiff) ==
         "line 4: Expect: after the check's name, only a /regular expression/");
-  CHECK(parse_error(c + "Expect: fail \"x\" /(/\n" + kDiff).rfind("line 4: Expect: bad regular expression /(/", 0) == 0);
+  CHECK(parse_error(c + "Expect: fail \"x\" /(/\n" + kDiff)
+            .rfind("line 4: Expect: bad regular expression /(/", 0) == 0);
   CHECK(parse_error(c + "Points: 90\n" + kDiff) ==
         "line 4: Points: needs <=, <, >=, > or = and a number, e.g. 'Points: <= 90'");
   CHECK(parse_error(c + "Points: <= ninety\n" + kDiff) ==
         "line 4: Points: 'ninety' is not a number of points");
-  CHECK(parse_error(c + "Points: <= -1\n" + kDiff) == "line 4: Points: '-1' is not a number of points");
-  CHECK(parse_error(c + "Base: solution\nPoints: = 0\n" + kDiff) == "line 4: Base: 'solution' (answer or skeleton)");
-  CHECK(parse_error(c + "Link: maybe\nPoints: = 0\n" + kDiff) == "line 4: Link: 'maybe' (ok or rejected)");
+  CHECK(parse_error(c + "Points: <= -1\n" + kDiff) ==
+        "line 4: Points: '-1' is not a number of points");
+  CHECK(parse_error(c + "Base: solution\nPoints: = 0\n" + kDiff) ==
+        "line 4: Base: 'solution' (answer or skeleton)");
+  CHECK(parse_error(c + "Link: maybe\nPoints: = 0\n" + kDiff) ==
+        "line 4: Link: 'maybe' (ok or rejected)");
   CHECK(parse_error(c + "Run: a\nRun: b\nPoints: = 0\n" + kDiff) == "line 5: Run: given twice");
+  CHECK(parse_error(c + "Timeout: 0\nPoints: = 0\n" + kDiff) ==
+        "line 4: Timeout: '0' (seconds per check, 1 to 3600)");
+  CHECK(parse_error(c + "Timeout: 20s\nPoints: = 0\n" + kDiff) ==
+        "line 4: Timeout: '20s' (seconds per check, 1 to 3600)");
   CHECK(parse_error(c + "Cause: again\n" + kDiff) == "line 4: Cause: given twice");
   CHECK(parse_error(c + "Expected: fail \"x\"\n" + kDiff) ==
-        "line 4: unknown key 'Expected' (Cause, Symptom, Fix, Base, Run, Link, Expect, Points)");
+        "line 4: unknown key 'Expected' (Cause, Symptom, Fix, Base, Run, Link, Timeout, Expect, "
+        "Points)");
   CHECK(parse_error(c + "just words\n" + kDiff).rfind("line 4: expected 'Key: value'", 0) == 0);
   CHECK(parse_error(c + "Run:\n" + kDiff) == "line 4: Run: no value");
   CHECK(parse_error("  continued\n" + c + kDiff).rfind("line 1: a continuation line", 0) == 0);
@@ -157,10 +170,12 @@ TEST_CASE("a grade with the expected verdict passes", "[variant]") {
   const Variant v = parse_variant(kHeader + kDiff, "no-bounds-check");
   const std::vector<CheckRecord> grade = {
       rec("course worked example", "[correctness]", 10, 0, "skipped", cudalab::grade::kNotSelected),
-      rec("edge cases", "[correctness]", 15, 0, "failed", "case 'n = 1'\npast the end of y: 3 guard bytes"),
+      rec("edge cases", "[correctness]", 15, 0, "failed",
+          "case 'n = 1'\npast the end of y: 3 guard bytes"),
       rec("performance vs reference", "[perf]", 25, 0, "skipped", cudalab::grade::kNotSelected),
       rec("compute-sanitizer memcheck", "[sanitize]", 10, 0, "failed",
-          "compute-sanitizer memcheck reported hazards:\n========= Invalid __global__ write of size 4")};
+          "compute-sanitizer memcheck reported hazards:\n========= Invalid __global__ write of "
+          "size 4")};
   const auto j = judge(v, grade);
   CHECK(j.passed());
   CHECK(j.verified.size() == 3);  // two checks and the points: at most 0 + 35 (skipped) <= 75
@@ -191,7 +206,8 @@ TEST_CASE("an expectation no check matches, or one Run does not select, is a vio
   const auto j = judge(v, grade);
   REQUIRE(j.violated.size() == 2);
   CHECK(j.violated[0] == "Expect (line 7) check 'edge cases' was not run: Run does not select it");
-  CHECK(j.violated[1].rfind("Expect (line 8) no check matches \"compute-sanitizer memcheck\"", 0) == 0);
+  CHECK(j.violated[1].rfind("Expect (line 8) no check matches \"compute-sanitizer memcheck\"", 0) ==
+        0);
 }
 
 TEST_CASE("without a GPU, what depends on skipped checks is not seen, never passed", "[variant]") {
@@ -213,8 +229,9 @@ TEST_CASE("points bounds hold only when every skipped check's outcome keeps them
     return parse_variant("Cause: c\nPoints: " + points + "\n" + kDiff, "v");
   };
   // Known 10 of a technique check; 90 skipped: the lab ends between 10 and 100.
-  const std::vector<CheckRecord> grade = {rec("t", "[technique]", 10, 10, "passed"),
-                                          rec("g", "[correctness]", 90, 0, "skipped", "no CUDA device")};
+  const std::vector<CheckRecord> grade = {
+      rec("t", "[technique]", 10, 10, "passed"),
+      rec("g", "[correctness]", 90, 0, "skipped", "no CUDA device")};
   auto outcome = [&](const std::string& points) {
     const auto j = judge(bound(points), grade);
     return !j.violated.empty() ? "violated" : !j.unverifiable.empty() ? "not seen" : "verified";
@@ -233,14 +250,17 @@ TEST_CASE("points bounds hold only when every skipped check's outcome keeps them
 TEST_CASE("the plain answer must pass every check", "[variant]") {
   const Variant v = plain_answer_variant();
   CHECK(judge(v, {rec("a", "", 10, 10, "passed"), rec("b", "", 5, 5, "passed")}).passed());
-  const auto partial = judge(v, {rec("a", "", 10, 10, "passed"), rec("perf", "", 5, 2.5, "partial", "r = 4.1")});
+  const auto partial =
+      judge(v, {rec("a", "", 10, 10, "passed"), rec("perf", "", 5, 2.5, "partial", "r = 4.1")});
   REQUIRE(partial.violated.size() == 1);
   CHECK(partial.violated[0] == "check 'perf': expected pass, seen partial (2.5/5): r = 4.1");
 }
 
 TEST_CASE("a grading error is never the expected verdict unless named", "[variant]") {
-  const Variant v = parse_variant("Cause: c\nSymptom: s\nFix: f\nExpect: fail \"x\"\n" + kDiff, "v");
-  const auto j = judge(v, {rec("x", "", 10, 0, "failed"), rec("grading", "", 1, 0, "failed", "grading error: boom")});
+  const Variant v =
+      parse_variant("Cause: c\nSymptom: s\nFix: f\nExpect: fail \"x\"\n" + kDiff, "v");
+  const auto j = judge(v, {rec("x", "", 10, 0, "failed"),
+                           rec("grading", "", 1, 0, "failed", "grading error: boom")});
   REQUIRE(j.violated.size() == 1);
   CHECK(j.violated[0] == "the grade command could not grade the lab: grading error: boom");
 }
