@@ -64,6 +64,13 @@ std::string parse_choice(const std::string& text, const std::string& what,
   throw UsageError(what + " must be one of " + list + ", got '" + text + "'");
 }
 
+std::string parse_either(const std::string& text, const std::string& what, const std::string& a,
+                         const std::string& b) {
+  if (text != a && text != b)
+    throw UsageError(what + " must be '" + a + "' or '" + b + "', got '" + text + "'");
+  return text;
+}
+
 void require_cuda_device() {
   if (std::string reason; !has_cuda_device(&reason)) throw std::runtime_error(reason);
 }

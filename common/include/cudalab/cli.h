@@ -46,6 +46,10 @@ void require_writable(const std::string& path, const std::string& what);
 std::string parse_choice(const std::string& text, const std::string& what,
                          const std::vector<std::string>& choices);
 
+// `text` if it is `a` or `b`; otherwise UsageError ("<what> must be 'a' or 'b', got '<text>'").
+std::string parse_either(const std::string& text, const std::string& what, const std::string& a,
+                         const std::string& b);
+
 // Throws std::runtime_error ("no CUDA device (...)") when no CUDA device can be used: guarded_main
 // turns it into one line and exit code 1. Runners call it after parsing, so bad input is still 2.
 void require_cuda_device();

@@ -23,4 +23,27 @@ inline cxxopts::ParseResult parse_command_line(cxxopts::Options& spec, int argc,
   return result;
 }
 
+// parse_command_line for a runner: first adds the two options every runner ends with, --json
+// (described by `json_help`) and --help.
+inline cxxopts::ParseResult parse_runner_command_line(cxxopts::Options& spec,
+                                                      const std::string& json_help, int argc,
+                                                      char** argv) {
+  spec.add_options()("json", json_help, cxxopts::value<std::string>())("h,help", "show this help");
+  return parse_command_line(spec, argc, argv);
+}
+
+// A runner's --impl: "student" (the candidate) or "reference".
+inline std::string parse_impl(const cxxopts::ParseResult& r) {
+  return parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+}
+
+// The file named by the output option `name`, "" when it is not given; checked writable
+// (require_writable), so that a bad path is a usage error before any GPU work.
+inline std::string writable_path_option(const cxxopts::ParseResult& r, const std::string& name) {
+  if (!r.count(name)) return "";
+  const std::string path = r[name].as<std::string>();
+  require_writable(path, "--" + name);
+  return path;
+}
+
 }  // namespace cudalab

@@ -26,6 +26,7 @@
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
 #include "cudalab/random.h"
+#include "cudalab/runner_output.h"
 #include "image_io.h"
 #include "impls.h"
 
@@ -62,11 +63,10 @@ Options parse(int argc, char** argv) {
       ("seed", "generated image: seed", value<std::string>()->default_value("1"))
       ("impl", "student or reference", value<std::string>()->default_value("student"))
       ("bench", "time student, reference, naive and cuDNN side by side")
-      ("size", "bench: image side", value<std::string>()->default_value("8192"))
-      ("json", "bench: write results as JSON to this file", value<std::string>())
-      ("h,help", "show this help");
+      ("size", "bench: image side", value<std::string>()->default_value("8192"));
   // clang-format on
-  const cxxopts::ParseResult r = cudalab::parse_command_line(cli, argc, argv);
+  const cxxopts::ParseResult r = cudalab::parse_runner_command_line(
+      cli, "bench: write results as JSON to this file", argc, argv);
   Options o;
   o.list_filters = r.count("list-filters") > 0;
   o.filter = r["filter"].as<std::string>();
@@ -85,19 +85,13 @@ Options parse(int argc, char** argv) {
     throw cudalab::UsageError("--width x --height x --channels must be at most 2^30 values");
   o.seed = static_cast<std::uint64_t>(
       cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, INT64_MAX));
-  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+  o.impl = cudalab::parse_impl(r);
   o.bench = r.count("bench") > 0;
   o.bench_side = static_cast<int>(
       cudalab::parse_int_in_range(r["size"].as<std::string>(), "--size", 256, 16384));
   if (r.count("input")) o.input = r["input"].as<std::string>();
-  if (r.count("output")) {
-    o.output = r["output"].as<std::string>();
-    cudalab::require_writable(o.output, "--output");
-  }
-  if (r.count("json")) {
-    o.json = r["json"].as<std::string>();
-    cudalab::require_writable(o.json, "--json");
-  }
+  o.output = cudalab::writable_path_option(r, "output");
+  o.json = cudalab::writable_path_option(r, "json");
   return o;
 }
 
@@ -185,20 +179,16 @@ double gbs(const Row& r) {
 }
 
 void print_header() {
-  std::printf("%-24s %-12s %-14s %10s %9s %7s  %s\n", "variant", "mask", "image", "ms", "GB/s",
-              "% copy", "status");
+  std::printf("%-24s %-12s %-14s ", "variant", "mask", "image");
+  cudalab::print_bandwidth_header_columns();
 }
 
 void print_row(const Row& r, const cudalab::DeviceInfo& dev) {
   char image[32];
   std::snprintf(image, sizeof image, "%d^2 %s %s", r.side, r.channels == 3 ? "RGB" : "gray",
                 r.element.c_str());
-  if (r.status == "ok")
-    std::printf("%-24s %-12s %-14s %10.4f %9.0f %6.1f%%  ok\n", r.variant.c_str(), r.mask.c_str(),
-                image, r.ms, gbs(r), 100 * gbs(r) / dev.copy_bandwidth_gbs);
-  else
-    std::printf("%-24s %-12s %-14s %10s %9s %7s  %s\n", r.variant.c_str(), r.mask.c_str(), image,
-                "-", "-", "-", r.status.c_str());
+  std::printf("%-24s %-12s %-14s ", r.variant.c_str(), r.mask.c_str(), image);
+  cudalab::print_bandwidth_columns(r.status, r.ms, gbs(r), dev);
   std::fflush(stdout);
 }
 
@@ -286,8 +276,8 @@ std::vector<Row> bench_8bit(int side, const lab04::Filter& f) {
 void write_json(const std::string& path, const std::vector<Row>& rows,
                 const cudalab::DeviceInfo& dev) {
   cudalab::JsonWriter w;
-  w.begin_object().field("lab", "04-conv2d").key("device");
-  cudalab::write_device_json(w, dev);
+  w.begin_object().field("lab", "04-conv2d");
+  cudalab::write_device_field(w, dev);
   w.key("rows").begin_array();
   for (const Row& r : rows) {
     w.begin_object()
@@ -298,16 +288,11 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
         .field("channels", r.channels)
         .field("bytes", r.bytes)
         .field("status", r.status);
-    if (r.status == "ok")
-      w.field("ms", r.ms)
-          .field("rse", r.rse)
-          .field("gbs", gbs(r))
-          .field("pct_copy", 100 * gbs(r) / dev.copy_bandwidth_gbs);
+    if (r.status == "ok") cudalab::write_bandwidth_fields(w, r.ms, r.rse, gbs(r), dev);
     w.end_object();
   }
   w.end_array().end_object();
-  std::ofstream(path) << w.str();
-  std::cout << "\nwrote " << path << "\n";
+  cudalab::save_json(w, path);
 }
 
 int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
@@ -347,9 +332,7 @@ int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     if (o.list_filters) return list_filters();
     const lab04::Image image = o.bench ? lab04::Image{} : input_image(o);
-    cudalab::require_cuda_device();
-    const cudalab::DeviceInfo dev = cudalab::query_device(0);
-    std::cout << cudalab::describe_device(dev) << "\n";
+    const cudalab::DeviceInfo dev = cudalab::open_device();
     if (o.bench) return run_bench(o, dev);
     return run_image(o, image);
   });

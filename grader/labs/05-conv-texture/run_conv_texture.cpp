@@ -23,6 +23,7 @@
 #include "cudalab/cli_options.h"
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
+#include "cudalab/runner_output.h"
 #include "impls.h"
 #include "ldg_baseline.h"
 #include "texture_cpu.h"
@@ -66,15 +67,12 @@ Options parse(int argc, char** argv) {
       ("mode", "rotate: address mode, wrap, clamp, border or mirror",
        value<std::string>()->default_value("wrap"))
       ("impl", "student or reference", value<std::string>()->default_value("student"))
-      ("bench", "the course's table: global, __ldg and texture at 4096 x 4096, radii 1, 4, 8")
-      ("json", "write results as JSON to this file", value<std::string>())
-      ("h,help", "show this help");
+      ("bench", "the course's table: global, __ldg and texture at 4096 x 4096, radii 1, 4, 8");
   // clang-format on
-  const cxxopts::ParseResult r = cudalab::parse_command_line(cli, argc, argv);
+  const cxxopts::ParseResult r =
+      cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
-  o.part = r["part"].as<std::string>();
-  if (o.part != "conv" && o.part != "rotate")
-    throw cudalab::UsageError("--part must be 'conv' or 'rotate', got '" + o.part + "'");
+  o.part = cudalab::parse_either(r["part"].as<std::string>(), "--part", "conv", "rotate");
   o.width = static_cast<int>(
       cudalab::parse_int_in_range(r["width"].as<std::string>(), "--width", 1, kMaxSide));
   o.height = static_cast<int>(
@@ -89,9 +87,7 @@ Options parse(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     throw cudalab::UsageError(std::string("--mode: ") + e.what());
   }
-  o.impl = r["impl"].as<std::string>();
-  if (o.impl != "student" && o.impl != "reference")
-    throw cudalab::UsageError("--impl must be 'student' or 'reference', got '" + o.impl + "'");
+  o.impl = cudalab::parse_either(r["impl"].as<std::string>(), "--impl", "student", "reference");
   o.bench = r.count("bench") > 0;
   if (r.count("json")) o.json = r["json"].as<std::string>();
   return o;
@@ -117,25 +113,21 @@ void print_row(const Row& r, const cudalab::DeviceInfo& dev) {
   else
     std::snprintf(what, sizeof what, "%g deg, %s", r.degrees, r.mode.c_str());
   const long long pixels = static_cast<long long>(r.width) * r.height;
-  if (r.status == "ok")
-    std::printf("%-6s %-18s %5d x %-5d %-16s %10.4f %9.0f %6.1f%%  ok\n", r.part.c_str(),
-                r.variant.c_str(), r.width, r.height, what, r.ms, gbs(pixels, r.ms),
-                100 * gbs(pixels, r.ms) / dev.copy_bandwidth_gbs);
-  else
-    std::printf("%-6s %-18s %5d x %-5d %-16s %10s %9s %7s  %s\n", r.part.c_str(), r.variant.c_str(),
-                r.width, r.height, what, "-", "-", "-", r.status.c_str());
+  std::printf("%-6s %-18s %5d x %-5d %-16s ", r.part.c_str(), r.variant.c_str(), r.width, r.height,
+              what);
+  cudalab::print_bandwidth_columns(r.status, r.ms, gbs(pixels, r.ms), dev);
 }
 
 void print_header() {
-  std::printf("%-6s %-18s %13s %-16s %10s %9s %7s  %s\n", "part", "variant", "size", "", "ms",
-              "GB/s", "% copy", "status");
+  std::printf("%-6s %-18s %13s %-16s ", "part", "variant", "size", "");
+  cudalab::print_bandwidth_header_columns();
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows,
                 const cudalab::DeviceInfo& dev) {
   cudalab::JsonWriter w;
-  w.begin_object().field("lab", "05-conv-texture").field("bytes_per_element", 8).key("device");
-  cudalab::write_device_json(w, dev);
+  w.begin_object().field("lab", "05-conv-texture").field("bytes_per_element", 8);
+  cudalab::write_device_field(w, dev);
   w.key("rows").begin_array();
   for (const auto& r : rows) {
     const long long pixels = static_cast<long long>(r.width) * r.height;
@@ -149,16 +141,11 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
     else
       w.field("degrees", r.degrees).field("mode", r.mode);
     w.field("status", r.status);
-    if (r.status == "ok")
-      w.field("ms", r.ms)
-          .field("rse", r.rse)
-          .field("gbs", gbs(pixels, r.ms))
-          .field("pct_copy", 100 * gbs(pixels, r.ms) / dev.copy_bandwidth_gbs);
+    if (r.status == "ok") cudalab::write_bandwidth_fields(w, r.ms, r.rse, gbs(pixels, r.ms), dev);
     w.end_object();
   }
   w.end_array().end_object();
-  std::ofstream(path) << w.str();
-  std::cout << "\nwrote " << path << "\n";
+  cudalab::save_json(w, path);
 }
 
 // Verifies each variant on the case (the texture loaded first), times the correct ones
@@ -259,9 +246,7 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
 int main(int argc, char** argv) {
   return cudalab::guarded_main(kProgram, [&] {
     const Options o = parse(argc, argv);
-    cudalab::require_cuda_device();
-    const cudalab::DeviceInfo dev = cudalab::query_device(0);
-    std::cout << cudalab::describe_device(dev) << "\n";
+    const cudalab::DeviceInfo dev = cudalab::open_device();
     if (o.bench) return run_bench(o, dev);
     return o.part == "conv" ? run_conv(o, dev) : run_rotate(o, dev);
   });

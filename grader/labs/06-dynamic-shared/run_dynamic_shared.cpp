@@ -18,11 +18,13 @@
 #include <stdexcept>
 
 #include "conv1d_cpu.h"
+#include "conv1d_runner.h"
 #include "cudalab/cli.h"
 #include "cudalab/cli_options.h"
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
 #include "cudalab/random.h"
+#include "cudalab/runner_output.h"
 #include "impls.h"
 
 namespace {
@@ -57,15 +59,12 @@ Options parse(int argc, char** argv) {
        value<std::string>()->default_value("0"))
       ("seed", "seed of the generated input", value<std::string>()->default_value("1"))
       ("impl", "student or reference", value<std::string>()->default_value("student"))
-      ("bench", "benchmark both parts: student and reference, sizes, tiles and masks")
-      ("json", "write results as JSON to this file", value<std::string>())
-      ("h,help", "show this help");
+      ("bench", "benchmark both parts: student and reference, sizes, tiles and masks");
   // clang-format on
-  const cxxopts::ParseResult r = cudalab::parse_command_line(cli, argc, argv);
+  const cxxopts::ParseResult r =
+      cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
-  o.part = r["part"].as<std::string>();
-  if (o.part != "reverse" && o.part != "conv")
-    throw cudalab::UsageError("--part must be 'reverse' or 'conv', got '" + o.part + "'");
+  o.part = cudalab::parse_either(r["part"].as<std::string>(), "--part", "reverse", "conv");
   o.n = static_cast<int>(
       cudalab::parse_int_in_range(r["size"].as<std::string>(), "-n/--size", 1, INT_MAX));
   o.block_size = static_cast<int>(
@@ -80,7 +79,7 @@ Options parse(int argc, char** argv) {
       cudalab::parse_int_in_range(r["tile"].as<std::string>(), "--tile", 0, INT_MAX));
   o.seed = static_cast<std::uint64_t>(
       cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
-  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+  o.impl = cudalab::parse_impl(r);
   o.bench = r.count("bench") > 0;
   if (r.count("json")) o.json = r["json"].as<std::string>();
   return o;
@@ -131,35 +130,6 @@ struct ReverseProblem {
   }
 };
 
-// Device copies of a convolution problem; "" when a run is within the tolerance.
-struct ConvProblem {
-  std::vector<float> hx, hmask;
-  std::vector<double> expected;
-  cudalab::DeviceBuffer<float> x, mask, y;
-  ConvProblem(int width, int mask_width, std::uint64_t seed)
-      : hx(cudalab::random_floats(width, seed)),
-        hmask(cudalab::random_floats(mask_width, cudalab::derive_seed(seed, 1))),
-        expected(conv1d::conv1d_cpu(hx, hmask)),
-        x(hx),
-        mask(hmask),
-        y(hx.size()) {}
-  conv1d::Conv1dArgs args() {
-    return {x.data(), mask.data(), y.data(), static_cast<int>(hx.size()),
-            static_cast<int>(hmask.size())};
-  }
-  std::string verify(const conv1d::Conv1dVariant& v, cudaStream_t stream) {
-    CUDA_CHECK(cudaMemsetAsync(y.data(), 0xFF, y.bytes(), stream));
-    v.run(args(), stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    const auto r =
-        cudalab::compare(y.download(), expected,
-                         conv1d::conv1d_tolerance(static_cast<int>(hmask.size()), 1.0, 1.0), 1);
-    if (r.ok()) return "";
-    return std::to_string(r.mismatches) + " wrong element(s), first at index " +
-           std::to_string(r.first.front().index);
-  }
-};
-
 int run_reverse(const Options& o, const cudalab::DeviceInfo& dev) {
   cudalab::require_device_memory(2 * sizeof(int) * static_cast<std::size_t>(o.n),
                                  "-n " + std::to_string(o.n));
@@ -167,21 +137,19 @@ int run_reverse(const Options& o, const cudalab::DeviceInfo& dev) {
   cudalab::Stream stream;
   const lab06::ReverseVariant& v = reverse_variant(o.impl);
   const std::string wrong = p.verify(v, o.block_size, stream.get());
+  char label[64];
+  std::snprintf(label, sizeof label, "%-10s reverse n %d, block %d", o.impl.c_str(), o.n,
+                o.block_size);
   if (!wrong.empty()) {
-    std::printf("%-10s reverse n %d, block %d: WRONG: %s (not timed)\n", o.impl.c_str(), o.n,
-                o.block_size, wrong.c_str());
+    cudalab::print_not_timed(label, wrong);
     return cudalab::kExitFailure;
   }
   const auto t = cudalab::time_launch(p.launch(v, o.block_size), stream.get());
-  std::printf(
-      "%-10s reverse n %d, block %d: correct, %.4f ms (rse %.1f%%), %.0f GB/s = %.1f%% "
-      "of copy\n",
-      o.impl.c_str(), o.n, o.block_size, t.median_ms, 100 * t.rse, gbs(o.n, t.median_ms),
-      100 * gbs(o.n, t.median_ms) / dev.copy_bandwidth_gbs);
+  cudalab::print_bandwidth_result(label, t, gbs(o.n, t.median_ms), dev);
   if (!o.json.empty()) {
     cudalab::JsonWriter w;
-    w.begin_object().field("lab", "06-dynamic-shared").key("device");
-    cudalab::write_device_json(w, dev);
+    w.begin_object().field("lab", "06-dynamic-shared");
+    cudalab::write_device_field(w, dev);
     w.field("part", "reverse")
         .field("impl", o.impl)
         .field("n", o.n)
@@ -198,14 +166,15 @@ int run_reverse(const Options& o, const cudalab::DeviceInfo& dev) {
 int run_conv(const Options& o, const cudalab::DeviceInfo& dev) {
   cudalab::require_device_memory(2 * sizeof(float) * static_cast<std::size_t>(o.width),
                                  "--width " + std::to_string(o.width));
-  ConvProblem p(o.width, o.mask_width, o.seed);
+  conv1d::Conv1dProblem p(o.width, o.mask_width, o.seed);
+  const std::vector<double> expected = conv1d::conv1d_cpu(p.hx, p.hmask);
   cudalab::Stream stream;
   const conv1d::Conv1dVariant v = conv_variant(o.impl, o.tile_width);
   std::string wrong;
   int tile = o.tile_width;
   try {
     if (tile == 0) tile = chosen_tile(o.impl, o.mask_width);
-    wrong = p.verify(v, stream.get());
+    wrong = p.verify(v, expected, 1.0, stream.get());
   } catch (const std::invalid_argument& e) {  // a request the device cannot hold
     throw cudalab::UsageError(e.what());
   }
@@ -215,17 +184,15 @@ int run_conv(const Options& o, const cudalab::DeviceInfo& dev) {
                             std::to_string(shared_bytes(o.impl, tile, o.mask_width)) +
                             " bytes of shared memory per block";
   if (!wrong.empty()) {
-    std::printf("%s: WRONG: %s (not timed)\n", label.c_str(), wrong.c_str());
+    cudalab::print_not_timed(label, wrong);
     return cudalab::kExitFailure;
   }
   const auto t = cudalab::time_launch([&](cudaStream_t s) { v.run(p.args(), s); }, stream.get());
-  std::printf("%s: correct, %.4f ms (rse %.1f%%), %.0f GB/s = %.1f%% of copy\n", label.c_str(),
-              t.median_ms, 100 * t.rse, gbs(o.width, t.median_ms),
-              100 * gbs(o.width, t.median_ms) / dev.copy_bandwidth_gbs);
+  cudalab::print_bandwidth_result(label, t, gbs(o.width, t.median_ms), dev);
   if (!o.json.empty()) {
     cudalab::JsonWriter w;
-    w.begin_object().field("lab", "06-dynamic-shared").key("device");
-    cudalab::write_device_json(w, dev);
+    w.begin_object().field("lab", "06-dynamic-shared");
+    cudalab::write_device_field(w, dev);
     w.field("part", "conv")
         .field("impl", o.impl)
         .field("width", o.width)
@@ -257,18 +224,13 @@ void print_row(const Row& r, const cudalab::DeviceInfo& dev) {
   else
     std::snprintf(what, sizeof what, "mask %d, tile %d%s", r.mask_width, r.tile_width,
                   r.chosen ? "*" : "");
-  if (r.status == "ok")
-    std::printf("%-8s %-10s %11lld %-24s %10.4f %9.0f %6.1f%%  ok\n", r.part.c_str(),
-                r.variant.c_str(), r.size, what, r.ms, gbs(r.size, r.ms),
-                100 * gbs(r.size, r.ms) / dev.copy_bandwidth_gbs);
-  else
-    std::printf("%-8s %-10s %11lld %-24s %10s %9s %7s  %s\n", r.part.c_str(), r.variant.c_str(),
-                r.size, what, "-", "-", "-", r.status.c_str());
+  std::printf("%-8s %-10s %11lld %-24s ", r.part.c_str(), r.variant.c_str(), r.size, what);
+  cudalab::print_bandwidth_columns(r.status, r.ms, gbs(r.size, r.ms), dev);
 }
 
 int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
-  std::printf("%-8s %-10s %11s %-24s %10s %9s %7s  %s\n", "part", "variant", "size", "", "ms",
-              "GB/s", "% copy", "status");
+  std::printf("%-8s %-10s %11s %-24s ", "part", "variant", "size", "");
+  cudalab::print_bandwidth_header_columns();
   std::vector<Row> all;
   cudalab::Stream stream;
   const std::vector<std::string> impls{"student", "reference"};
@@ -292,7 +254,8 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
   // to tiles that need the opt-in, and each implementation's own choice (marked *).
   const int width = 1 << 26;
   for (const int mask_width : {3, 9, 31}) {
-    ConvProblem p(width, mask_width, cudalab::derive_seed(o.seed, 100 + mask_width));
+    conv1d::Conv1dProblem p(width, mask_width, cudalab::derive_seed(o.seed, 100 + mask_width));
+    const std::vector<double> expected = conv1d::conv1d_cpu(p.hx, p.hmask);
     std::vector<Row> rows;
     std::vector<cudalab::Launch> launches;
     for (const auto& impl : impls) {
@@ -301,7 +264,7 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
         const conv1d::Conv1dVariant v = conv_variant(impl, tile);
         try {
           if (tile == 0) r.tile_width = chosen_tile(impl, mask_width);
-          const std::string wrong = p.verify(v, stream.get());
+          const std::string wrong = p.verify(v, expected, 1.0, stream.get());
           if (!wrong.empty()) r.status = "wrong: " + wrong;
         } catch (const std::invalid_argument& e) {
           r.status = std::string("refused: ") + e.what();
@@ -319,8 +282,8 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
   }
   if (!o.json.empty()) {
     cudalab::JsonWriter w;
-    w.begin_object().field("lab", "06-dynamic-shared").field("bytes_per_element", 8).key("device");
-    cudalab::write_device_json(w, dev);
+    w.begin_object().field("lab", "06-dynamic-shared").field("bytes_per_element", 8);
+    cudalab::write_device_field(w, dev);
     w.key("rows").begin_array();
     for (const auto& r : all) {
       w.begin_object().field("part", r.part).field("variant", r.variant);
@@ -333,17 +296,11 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
             .field("chosen", r.chosen);
       }
       w.field("status", r.status);
-      if (r.status == "ok") {
-        w.field("ms", r.ms)
-            .field("rse", r.rse)
-            .field("gbs", gbs(r.size, r.ms))
-            .field("pct_copy", 100 * gbs(r.size, r.ms) / dev.copy_bandwidth_gbs);
-      }
+      if (r.status == "ok") cudalab::write_bandwidth_fields(w, r.ms, r.rse, gbs(r.size, r.ms), dev);
       w.end_object();
     }
     w.end_array().end_object();
-    std::ofstream(o.json) << w.str();
-    std::cout << "\nwrote " << o.json << "\n";
+    cudalab::save_json(w, o.json);
   }
   return cudalab::kExitOk;
 }
@@ -353,9 +310,7 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
 int main(int argc, char** argv) {
   return cudalab::guarded_main(kProgram, [&] {
     const Options o = parse(argc, argv);
-    cudalab::require_cuda_device();
-    const cudalab::DeviceInfo dev = cudalab::query_device(0);
-    std::cout << cudalab::describe_device(dev) << "\n";
+    const cudalab::DeviceInfo dev = cudalab::open_device();
     if (o.bench) return run_bench(o, dev);
     return o.part == "reverse" ? run_reverse(o, dev) : run_conv(o, dev);
   });

@@ -25,6 +25,7 @@
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
 #include "cudalab/random.h"
+#include "cudalab/runner_output.h"
 #include "cudalab/sparse/generators.h"
 #include "cudalab/sparse/matrix_market.h"
 #include "impls.h"
@@ -80,11 +81,10 @@ Options parse(int argc, char** argv) {
       ("format", "csr-scalar, csr-vector, ell, coo, hyb or all",
        value<std::string>()->default_value("all"))
       ("impl", "student or reference", value<std::string>()->default_value("student"))
-      ("bench", "every format of student, reference and cuSPARSE on every matrix class")
-      ("json", "bench: write results as JSON to this file", value<std::string>())
-      ("h,help", "show this help");
+      ("bench", "every format of student, reference and cuSPARSE on every matrix class");
   // clang-format on
-  const cxxopts::ParseResult r = cudalab::parse_command_line(cli, argc, argv);
+  const cxxopts::ParseResult r = cudalab::parse_runner_command_line(
+      cli, "bench: write results as JSON to this file", argc, argv);
   Options o;
   if (r.count("matrix") && r.count("generate"))
     throw cudalab::UsageError("--matrix and --generate exclude each other");
@@ -108,12 +108,9 @@ Options parse(int argc, char** argv) {
       throw cudalab::UsageError(std::string("--format: ") + e.what());
     }
   }
-  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+  o.impl = cudalab::parse_impl(r);
   o.bench = r.count("bench") > 0;
-  if (r.count("json")) {
-    o.json = r["json"].as<std::string>();
-    cudalab::require_writable(o.json, "--json");
-  }
+  o.json = cudalab::writable_path_option(r, "json");
   return o;
 }
 
@@ -315,8 +312,8 @@ void print_matrix(const MatrixCase& m) {
 void write_json(const std::string& path, const std::vector<Row>& rows,
                 const cudalab::DeviceInfo& dev) {
   cudalab::JsonWriter w;
-  w.begin_object().field("lab", "07-spmv").key("device");
-  cudalab::write_device_json(w, dev);
+  w.begin_object().field("lab", "07-spmv");
+  cudalab::write_device_field(w, dev);
   w.field("bytes_formula", "nnz*(4+4) + (rows+1)*4 + rows*4 + cols*4");
   w.key("rows").begin_array();
   for (const Row& r : rows) {
@@ -339,8 +336,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
     w.end_object();
   }
   w.end_array().end_object();
-  std::ofstream(path) << w.str();
-  std::cout << "\nwrote " << path << "\n";
+  cudalab::save_json(w, path);
 }
 
 int run_bench(const Options& o, const MatrixCase* given, const cudalab::DeviceInfo& dev) {
@@ -415,9 +411,7 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
       throw cudalab::UsageError(e.what());
     }
-    cudalab::require_cuda_device();
-    const cudalab::DeviceInfo dev = cudalab::query_device(0);
-    std::cout << cudalab::describe_device(dev) << "\n";
+    const cudalab::DeviceInfo dev = cudalab::open_device();
     if (o.bench) return run_bench(o, m.get(), dev);
     return run_matrix(o, *m, dev);
   });

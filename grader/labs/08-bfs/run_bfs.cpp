@@ -24,6 +24,7 @@
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
 #include "cudalab/random.h"
+#include "cudalab/runner_output.h"
 #include "cudalab/sparse/generators.h"
 #include "cudalab/sparse/graph_io.h"
 #include "impls.h"
@@ -67,11 +68,10 @@ Options parse(int argc, char** argv) {
       ("algo", "edge, frontier or both", value<std::string>()->default_value("both"))
       ("impl", "student or reference", value<std::string>()->default_value("student"))
       ("bench", "benchmark both parts of the student and the reference, and the reference's "
-                "direction-optimising BFS, on each graph class")
-      ("json", "write results as JSON to this file", value<std::string>())
-      ("h,help", "show this help");
+                "direction-optimising BFS, on each graph class");
   // clang-format on
-  const cxxopts::ParseResult r = cudalab::parse_command_line(cli, argc, argv);
+  const cxxopts::ParseResult r =
+      cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
   if (r.count("graph")) o.graph = r["graph"].as<std::string>();
   if (r.count("generate"))
@@ -96,12 +96,9 @@ Options parse(int argc, char** argv) {
     o.source = cudalab::parse_int_in_range(r["source"].as<std::string>(), "--source", 0, INT_MAX);
   o.algo =
       cudalab::parse_choice(r["algo"].as<std::string>(), "--algo", {"edge", "frontier", "both"});
-  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+  o.impl = cudalab::parse_impl(r);
   o.bench = r.count("bench") > 0;
-  if (r.count("json")) {
-    o.json = r["json"].as<std::string>();
-    cudalab::require_writable(o.json, "--json");
-  }
+  o.json = cudalab::writable_path_option(r, "json");
   return o;
 }
 
@@ -235,9 +232,8 @@ void write_json(const std::string& path, const cudalab::DeviceInfo& dev,
   cudalab::JsonWriter w;
   w.begin_object()
       .field("lab", "08-bfs")
-      .field("teps", "edges of the searched component (simple graph) / time")
-      .key("device");
-  cudalab::write_device_json(w, dev);
+      .field("teps", "edges of the searched component (simple graph) / time");
+  cudalab::write_device_field(w, dev);
   w.key("rows").begin_array();
   for (const Row& r : rows) {
     w.begin_object()
@@ -255,8 +251,7 @@ void write_json(const std::string& path, const cudalab::DeviceInfo& dev,
     w.end_object();
   }
   w.end_array().end_object();
-  std::ofstream(path) << w.str();
-  std::cout << "\nwrote " << path << "\n";
+  cudalab::save_json(w, path);
 }
 
 int run_graph(const Options& o, const lab08::GraphCase& g, int source,
@@ -318,17 +313,13 @@ int main(int argc, char** argv) {
   return cudalab::guarded_main(kProgram, [&] {
     const Options o = parse(argc, argv);
     if (o.bench) {
-      cudalab::require_cuda_device();
-      const cudalab::DeviceInfo dev = cudalab::query_device(0);
-      std::cout << cudalab::describe_device(dev) << "\n";
+      const cudalab::DeviceInfo dev = cudalab::open_device();
       return run_bench(o, dev);
     }
     const lab08::GraphCase g = load(o);
     const int source = choose_source(g, o.source, o.seed);
-    cudalab::require_cuda_device();
-    const cudalab::DeviceInfo dev = cudalab::query_device(0);
-    std::cout << cudalab::describe_device(dev) << "\n"
-              << g.name << ": " << g.csr.num_vertices << " vertices, " << g.edges.num_edges()
+    const cudalab::DeviceInfo dev = cudalab::open_device();
+    std::cout << g.name << ": " << g.csr.num_vertices << " vertices, " << g.edges.num_edges()
               << " edges, " << g.csr.num_arcs() << " arcs; source " << source << "\n";
     return run_graph(o, g, source, dev);
   });

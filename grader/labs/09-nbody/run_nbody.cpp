@@ -24,6 +24,7 @@
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
 #include "cudalab/random.h"
+#include "cudalab/runner_output.h"
 #include "impls.h"
 
 namespace {
@@ -67,11 +68,10 @@ Options parse(int argc, char** argv) {
       ("impl", "student or reference", value<std::string>()->default_value("student"))
       ("csv", "write positions to this CSV file (step,time,body,x,y,z)", value<std::string>())
       ("every", "with --csv: write every this many steps", value<std::string>()->default_value("10"))
-      ("bench", "benchmark both kernels of the student and the reference, n = 2^10 .. 2^20")
-      ("json", "write results as JSON to this file", value<std::string>())
-      ("h,help", "show this help");
+      ("bench", "benchmark both kernels of the student and the reference, n = 2^10 .. 2^20");
   // clang-format on
-  const cxxopts::ParseResult r = cudalab::parse_command_line(cli, argc, argv);
+  const cxxopts::ParseResult r =
+      cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
   o.n = static_cast<int>(
       cudalab::parse_int_in_range(r["bodies"].as<std::string>(), "-n/--bodies", 1, kMaxBodies));
@@ -81,18 +81,12 @@ Options parse(int argc, char** argv) {
   o.softening = parse_positive(r["softening"].as<std::string>(), "--softening");
   o.seed = static_cast<std::uint64_t>(
       cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
-  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+  o.impl = cudalab::parse_impl(r);
   o.every = static_cast<int>(
       cudalab::parse_int_in_range(r["every"].as<std::string>(), "--every", 1, INT_MAX));
   o.bench = r.count("bench") > 0;
-  if (r.count("json")) {
-    o.json = r["json"].as<std::string>();
-    cudalab::require_writable(o.json, "--json");
-  }
-  if (r.count("csv")) {
-    o.csv = r["csv"].as<std::string>();
-    cudalab::require_writable(o.csv, "--csv");
-  }
+  o.json = cudalab::writable_path_option(r, "json");
+  o.csv = cudalab::writable_path_option(r, "csv");
   return o;
 }
 
@@ -221,8 +215,8 @@ int run_simulation(const Options& o, const cudalab::DeviceInfo& dev) {
   if (csv.is_open()) std::printf("wrote %s\n", o.csv.c_str());
   if (!o.json.empty()) {
     cudalab::JsonWriter w;
-    w.begin_object().field("lab", "09-nbody").key("device");
-    cudalab::write_device_json(w, dev);
+    w.begin_object().field("lab", "09-nbody");
+    cudalab::write_device_field(w, dev);
     w.field("impl", o.impl)
         .field("n", o.n)
         .field("steps", o.steps)
@@ -281,9 +275,8 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
     w.begin_object()
         .field("lab", "09-nbody")
         .field("flops_per_interaction", lab09::kFlopsPerInteraction)
-        .field("softening", o.softening)
-        .key("device");
-    cudalab::write_device_json(w, dev);
+        .field("softening", o.softening);
+    cudalab::write_device_field(w, dev);
     w.key("rows").begin_array();
     for (const auto& r : all) {
       w.begin_object()
@@ -302,8 +295,7 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
       w.end_object();
     }
     w.end_array().end_object();
-    std::ofstream(o.json) << w.str();
-    std::cout << "\nwrote " << o.json << "\n";
+    cudalab::save_json(w, o.json);
   }
   return cudalab::kExitOk;
 }
@@ -313,9 +305,7 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
 int main(int argc, char** argv) {
   return cudalab::guarded_main(kProgram, [&] {
     const Options o = parse(argc, argv);
-    cudalab::require_cuda_device();
-    const cudalab::DeviceInfo dev = cudalab::query_device(0);
-    std::cout << cudalab::describe_device(dev) << "\n";
+    const cudalab::DeviceInfo dev = cudalab::open_device();
     if (o.bench) return run_bench(o, dev);
     return run_simulation(o, dev);
   });

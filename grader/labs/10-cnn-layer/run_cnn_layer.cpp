@@ -27,6 +27,7 @@
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
 #include "cudalab/random.h"
+#include "cudalab/runner_output.h"
 #include "impls.h"
 #include "network.h"
 
@@ -58,13 +59,12 @@ Options parse(int argc, char** argv) {
       ("seed", "seed of the random tensors", value<std::string>()->default_value("1"))
       ("impl", "student or reference", value<std::string>()->default_value("student"))
       ("network", "run the Fashion-MNIST test set through the network")
-      ("bench", "time every variant and cuDNN on both course layers, and the breakdown")
-      ("json", "bench: write results as JSON to this file", value<std::string>())
-      ("h,help", "show this help");
+      ("bench", "time every variant and cuDNN on both course layers, and the breakdown");
   // clang-format on
-  const cxxopts::ParseResult r = cudalab::parse_command_line(cli, argc, argv);
+  const cxxopts::ParseResult r = cudalab::parse_runner_command_line(
+      cli, "bench: write results as JSON to this file", argc, argv);
   Options o;
-  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+  o.impl = cudalab::parse_impl(r);
   o.seed = static_cast<std::uint64_t>(
       cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, INT64_MAX));
   o.bench = r.count("bench") > 0;
@@ -108,11 +108,8 @@ Options parse(int argc, char** argv) {
   const double bytes = 4.0 * (static_cast<double>(o.shape.x_count()) + o.shape.y_count());
   if (bytes > 64.0 * (1ULL << 30))
     throw cudalab::UsageError("the tensors would take more than 64 GiB; choose a smaller batch");
-  if (r.count("json")) {
-    if (!o.bench) throw cudalab::UsageError("--json goes with --bench");
-    o.json = r["json"].as<std::string>();
-    cudalab::require_writable(o.json, "--json");
-  }
+  if (r.count("json") && !o.bench) throw cudalab::UsageError("--json goes with --bench");
+  o.json = cudalab::writable_path_option(r, "json");
   return o;
 }
 
@@ -304,8 +301,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
                 const std::vector<std::pair<int, Breakdown>>& breakdowns,
                 const cudalab::DeviceInfo& dev) {
   cudalab::JsonWriter w;
-  w.begin_object().field("lab", "10-cnn-layer").key("device");
-  cudalab::write_device_json(w, dev);
+  w.begin_object().field("lab", "10-cnn-layer");
+  cudalab::write_device_field(w, dev);
   w.key("rows").begin_array();
   for (const Row& r : rows) {
     w.begin_object()
@@ -338,8 +335,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
         .field("total_ms", b.total())
         .end_object();
   w.end_array().end_object();
-  std::ofstream(path) << w.str();
-  std::cout << "\nwrote " << path << "\n";
+  cudalab::save_json(w, path);
 }
 
 int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
@@ -379,9 +375,7 @@ int main(int argc, char** argv) {
   return cudalab::guarded_main(kProgram, [&] {
     const Options o = parse(argc, argv);
     if (o.network) return run_network(o);
-    cudalab::require_cuda_device();
-    const cudalab::DeviceInfo dev = cudalab::query_device(0);
-    std::cout << cudalab::describe_device(dev) << "\n";
+    const cudalab::DeviceInfo dev = cudalab::open_device();
     if (o.bench) return run_bench(o, dev);
     return run_layer(o);
   });

@@ -11,8 +11,35 @@
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
 #include "cudalab/random.h"
+#include "cudalab/runner_output.h"
 
 namespace conv1d {
+
+Conv1dProblem::Conv1dProblem(int width, int mask_width, std::uint64_t seed)
+    : hx(cudalab::random_floats(width, seed)),
+      hmask(cudalab::random_floats(mask_width, cudalab::derive_seed(seed, 1))),
+      x(hx),
+      mask(hmask),
+      y(hx.size()) {}
+
+Conv1dArgs Conv1dProblem::args() {
+  return {x.data(), mask.data(), y.data(), static_cast<int>(hx.size()),
+          static_cast<int>(hmask.size())};
+}
+
+std::string Conv1dProblem::verify(const Conv1dVariant& v, const std::vector<double>& expected,
+                                  double tolerance_scale, cudaStream_t stream) {
+  if (v.prepare) v.prepare(hmask);
+  CUDA_CHECK(cudaMemsetAsync(y.data(), 0xFF, y.bytes(), stream));
+  v.run(args(), stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  auto tol = conv1d_tolerance(static_cast<int>(hmask.size()), 1.0, 1.0);
+  tol.atol *= tolerance_scale;
+  const auto r = cudalab::compare(y.download(), expected, tol, 1);
+  if (r.ok()) return "";
+  return std::to_string(r.mismatches) + " wrong element(s), first at index " +
+         std::to_string(r.first.front().index);
+}
 
 namespace {
 
@@ -34,11 +61,10 @@ Options parse(int argc, char** argv, const RunnerSpec& spec) {
       ("mask-width", "mask width (odd)", value<std::string>()->default_value("9"))
       ("seed", "seed of the generated input", value<std::string>()->default_value("1"))
       ("impl", "student or reference", value<std::string>()->default_value("student"))
-      ("bench", "benchmark every variant over sizes and mask widths")
-      ("json", "write results as JSON to this file", value<std::string>())
-      ("h,help", "show this help");
+      ("bench", "benchmark every variant over sizes and mask widths");
   // clang-format on
-  const cxxopts::ParseResult r = cudalab::parse_command_line(cli, argc, argv);
+  const cxxopts::ParseResult r =
+      cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
   o.width = static_cast<int>(
       cudalab::parse_int_in_range(r["width"].as<std::string>(), "--width", 1, INT_MAX));
@@ -51,7 +77,7 @@ Options parse(int argc, char** argv, const RunnerSpec& spec) {
   o.mask_width = static_cast<int>(mask);
   o.seed = static_cast<std::uint64_t>(
       cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
-  o.impl = cudalab::parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+  o.impl = cudalab::parse_impl(r);
   o.bench = r.count("bench") > 0;
   if (r.count("json")) o.json = r["json"].as<std::string>();
   return o;
@@ -61,60 +87,27 @@ double gbs(int width, double ms) {
   return 2.0 * sizeof(float) * width / (ms * 1e-3) / 1e9;
 }
 
-// Device copies of one problem, and a variant run on them checked against `expected`.
-struct Problem {
-  std::vector<float> hx, hmask;
-  cudalab::DeviceBuffer<float> x, mask, y;
-  Problem(int width, int mask_width, std::uint64_t seed)
-      : hx(cudalab::random_floats(width, seed)),
-        hmask(cudalab::random_floats(mask_width, cudalab::derive_seed(seed, 1))),
-        x(hx),
-        mask(hmask),
-        y(hx.size()) {}
-  Conv1dArgs args() {
-    return {x.data(), mask.data(), y.data(), static_cast<int>(hx.size()),
-            static_cast<int>(hmask.size())};
-  }
-  // "" when within tolerance (scaled), else a short reason. Prepares the variant first.
-  std::string verify(const Conv1dVariant& v, const std::vector<double>& expected,
-                     double tolerance_scale, cudaStream_t stream) {
-    if (v.prepare) v.prepare(hmask);
-    CUDA_CHECK(cudaMemsetAsync(y.data(), 0xFF, y.bytes(), stream));
-    v.run(args(), stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    auto tol = conv1d_tolerance(static_cast<int>(hmask.size()), 1.0, 1.0);
-    tol.atol *= tolerance_scale;
-    const auto r = cudalab::compare(y.download(), expected, tol, 1);
-    if (r.ok()) return "";
-    return std::to_string(r.mismatches) + " wrong element(s), first at index " +
-           std::to_string(r.first.front().index);
-  }
-};
-
 int run_once(const Options& o, const RunnerSpec& spec) {
   cudalab::require_device_memory(2 * sizeof(float) * static_cast<std::size_t>(o.width),
                                  "--width " + std::to_string(o.width));
-  const cudalab::DeviceInfo dev = cudalab::query_device(0);
-  std::cout << cudalab::describe_device(dev) << "\n";
-  Problem p(o.width, o.mask_width, o.seed);
+  const cudalab::DeviceInfo dev = cudalab::open_device();
+  Conv1dProblem p(o.width, o.mask_width, o.seed);
   cudalab::Stream stream;
   const Conv1dVariant& v = spec.variants.at(o.impl == "student" ? 0 : 1);
   const std::string wrong = p.verify(v, conv1d_cpu(p.hx, p.hmask), 1.0, stream.get());
+  char label[64];
+  std::snprintf(label, sizeof label, "%-10s width %d, mask %d", o.impl.c_str(), o.width,
+                o.mask_width);
   if (!wrong.empty()) {
-    // Like the grader: a wrong result is not timed.
-    std::printf("%-10s width %d, mask %d: WRONG: %s (not timed)\n", o.impl.c_str(), o.width,
-                o.mask_width, wrong.c_str());
+    cudalab::print_not_timed(label, wrong);  // like the grader: a wrong result is not timed
     return cudalab::kExitFailure;
   }
   const auto t = cudalab::time_launch([&](cudaStream_t s) { v.run(p.args(), s); }, stream.get());
-  std::printf(
-      "%-10s width %d, mask %d: correct, %.4f ms (rse %.1f%%), %.0f GB/s = %.1f%% of copy\n",
-      o.impl.c_str(), o.width, o.mask_width, t.median_ms, 100 * t.rse, gbs(o.width, t.median_ms),
-      100 * gbs(o.width, t.median_ms) / dev.copy_bandwidth_gbs);
+  cudalab::print_bandwidth_result(label, t, gbs(o.width, t.median_ms), dev);
   if (!o.json.empty()) {
     cudalab::JsonWriter w;
-    w.begin_object().field("lab", spec.lab).key("device");
-    cudalab::write_device_json(w, dev);
+    w.begin_object().field("lab", spec.lab);
+    cudalab::write_device_field(w, dev);
     w.field("impl", o.impl)
         .field("width", o.width)
         .field("mask_width", o.mask_width)
@@ -135,16 +128,15 @@ struct Row {
 };
 
 int run_bench(const Options& o, const RunnerSpec& spec) {
-  const cudalab::DeviceInfo dev = cudalab::query_device(0);
-  std::cout << cudalab::describe_device(dev) << "\n\n";
-  std::printf("%-14s %11s %5s %10s %9s %7s  %s\n", "variant", "width", "mask", "ms", "GB/s",
-              "% copy", "status");
+  const cudalab::DeviceInfo dev = cudalab::open_device();
+  std::printf("\n%-14s %11s %5s ", "variant", "width", "mask");
+  cudalab::print_bandwidth_header_columns();
   std::vector<Row> rows;
   cudalab::Stream stream;
   for (const int mask_width : {3, 9, 31}) {
     for (int log2w = 16; log2w <= 28; log2w += 2) {
       const int width = 1 << log2w;
-      Problem p(width, mask_width, cudalab::derive_seed(o.seed, 100 * mask_width + log2w));
+      Conv1dProblem p(width, mask_width, cudalab::derive_seed(o.seed, 100 * mask_width + log2w));
       // The CPU reference up to 2^24; above, the reference's output (both are within the
       // tolerance of the exact result, so they agree within twice it).
       std::vector<double> expected;
@@ -172,22 +164,16 @@ int run_bench(const Options& o, const RunnerSpec& spec) {
       // keep it: every implementation owns its own __constant__ symbol.
       cudalab::time_rows(config, cudalab::ok_rows(config), launches, stream.get());
       for (auto& row : config) {
-        if (row.status == "ok") {
-          std::printf("%-14s %11d %5d %10.4f %9.0f %6.1f%%  ok\n", row.variant.c_str(), width,
-                      mask_width, row.ms, gbs(width, row.ms),
-                      100 * gbs(width, row.ms) / dev.copy_bandwidth_gbs);
-        } else {
-          std::printf("%-14s %11d %5d %10s %9s %7s  %s\n", row.variant.c_str(), width, mask_width,
-                      "-", "-", "-", row.status.c_str());
-        }
+        std::printf("%-14s %11d %5d ", row.variant.c_str(), width, mask_width);
+        cudalab::print_bandwidth_columns(row.status, row.ms, gbs(width, row.ms), dev);
         rows.push_back(row);
       }
     }
   }
   if (!o.json.empty()) {
     cudalab::JsonWriter w;
-    w.begin_object().field("lab", spec.lab).field("bytes_per_element", 8).key("device");
-    cudalab::write_device_json(w, dev);
+    w.begin_object().field("lab", spec.lab).field("bytes_per_element", 8);
+    cudalab::write_device_field(w, dev);
     w.key("rows").begin_array();
     for (const auto& r : rows) {
       w.begin_object()
@@ -195,17 +181,12 @@ int run_bench(const Options& o, const RunnerSpec& spec) {
           .field("width", r.width)
           .field("mask_width", r.mask_width)
           .field("status", r.status);
-      if (r.status == "ok") {
-        w.field("ms", r.ms)
-            .field("rse", r.rse)
-            .field("gbs", gbs(r.width, r.ms))
-            .field("pct_copy", 100 * gbs(r.width, r.ms) / dev.copy_bandwidth_gbs);
-      }
+      if (r.status == "ok")
+        cudalab::write_bandwidth_fields(w, r.ms, r.rse, gbs(r.width, r.ms), dev);
       w.end_object();
     }
     w.end_array().end_object();
-    std::ofstream(o.json) << w.str();
-    std::cout << "\nwrote " << o.json << "\n";
+    cudalab::save_json(w, o.json);
   }
   return cudalab::kExitOk;
 }

@@ -7,12 +7,25 @@
 // measured at start-up in the same process.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "conv1d_check.h"
 
 namespace conv1d {
+
+// Device copies of one generated problem (x from `seed`, the mask from a seed derived from it),
+// and a variant run on them checked against `expected`; lab 06's runner uses it too.
+struct Conv1dProblem {
+  std::vector<float> hx, hmask;
+  cudalab::DeviceBuffer<float> x, mask, y;
+  Conv1dProblem(int width, int mask_width, std::uint64_t seed);
+  Conv1dArgs args();
+  // "" when within tolerance (scaled), else a short reason. Prepares the variant first.
+  std::string verify(const Conv1dVariant& v, const std::vector<double>& expected,
+                     double tolerance_scale, cudaStream_t stream);
+};
 
 struct RunnerSpec {
   std::string program;      // "lab02-conv1d-tiled"
