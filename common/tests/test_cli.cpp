@@ -14,12 +14,11 @@
 #include "cudalab/check.h"
 #include "cudalab/cli.h"
 #include "cudalab/device_info.h"
+#include "test_support.h"
+
+using test_support::contains;
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The message of the UsageError `f` throws; fails the test if it throws nothing.
 template <typename F>

@@ -59,6 +59,11 @@ TEST_CASE("Real data: r-cran-matrix's pores_1.mtx (real general, 30 x 30, 180 en
   check_r_matrix_size("pores_1.mtx", 30, 30, 180);
 }
 
+TEST_CASE("Real data: r-cran-matrix's jgl009.mtx (pattern, 9 x 9, 50 entries)",
+          "[common][sparse][data]") {
+  check_r_matrix_size("jgl009.mtx", 9, 9, 50);
+}
+
 TEST_CASE("Real data: r-cran-matrix's lund_a.mtx (real symmetric, 147 x 147)",
           "[common][sparse][data]") {
   const std::string path = r_matrix_file("lund_a.mtx");
@@ -70,11 +75,6 @@ TEST_CASE("Real data: r-cran-matrix's lund_a.mtx (real symmetric, 147 x 147)",
   const CsrMatrix a = cudalab::sparse::coo_to_csr(coo);
   CHECK(a.rows == 147);
   CHECK(a.nnz() == 2 * 1298 - 147);  // every diagonal entry stored once
-}
-
-TEST_CASE("Real data: r-cran-matrix's jgl009.mtx (pattern, 9 x 9, 50 entries)",
-          "[common][sparse][data]") {
-  check_r_matrix_size("jgl009.mtx", 9, 9, 50);
 }
 
 TEST_CASE("Real data: r-cran-matrix's wrong.mtx is refused with its line",

@@ -11,6 +11,7 @@
 
 #include "cudalab/sparse/formats.h"
 #include "cudalab/sparse/io.h"
+#include "test_support.h"
 
 namespace sparse_test {
 
@@ -48,9 +49,7 @@ inline Caught parse_error_of(const std::function<void()>& f) {
   return c;
 }
 
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test_support::contains;
 
 // A file under the temporary directory, removed on destruction.
 class TempFile {

@@ -20,13 +20,15 @@ using cudalab::grade::read_records;
 
 namespace {
 
+// A record with no message and no measurements.
+CheckRecord record(const std::string& name, const std::string& tags, int points, double earned,
+                   const std::string& status) {
+  return {name, tags, points, earned, status, "", {}};
+}
+
 CheckRecord sample_record() {
-  CheckRecord r;
-  r.name = "tricky\tname with \\ and\nnewline";
-  r.tags = "[lab01][perf]";
-  r.points = 20;
-  r.earned = 13.3333333;
-  r.status = "partial";
+  CheckRecord r =
+      record("tricky\tname with \\ and\nnewline", "[lab01][perf]", 20, 13.3333333, "partial");
   r.message = "line one\nline two\twith tab\nC:\\path\\n (not a newline)";
   r.measurements = {{"ratio", 1.8765432109}, {"candidate_gbs", 1234.5678901}, {"samples", 40}};
   return r;
@@ -82,12 +84,7 @@ TEST_CASE("a record survives format then parse, escapes included", "[grader][rec
 }
 
 TEST_CASE("a record with empty message and no measurements round-trips", "[grader][record]") {
-  CheckRecord r;
-  r.name = "worked example";
-  r.tags = "[lab01][correctness]";
-  r.points = 10;
-  r.earned = 10;
-  r.status = "passed";
+  const CheckRecord r = record("worked example", "[lab01][correctness]", 10, 10, "passed");
   const CheckRecord back = parse_record(format_record(r));
   CHECK(back.name == r.name);
   CHECK(back.points == 10);
