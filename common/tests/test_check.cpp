@@ -6,14 +6,9 @@
 
 #include "cudalab/catch.h"
 #include "cudalab/check.h"
+#include "test_support.h"
 
-namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-}  // namespace
+using test_support::contains;
 
 TEST_CASE("cuda_error_message names the expression and file:line and the error name and text",
           "[common][check]") {

@@ -14,12 +14,11 @@
 #include "cudalab/check.h"
 #include "cudalab/cli.h"
 #include "cudalab/device_info.h"
+#include "test_support.h"
+
+using test_support::contains;
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The message of the UsageError `f` throws; fails the test if it throws nothing.
 template <typename F>
@@ -46,6 +45,17 @@ class CerrCapture {
   std::ostringstream captured_;
   std::streambuf* old_;
 };
+
+// guarded_main("runner", body) where body throws `error`: the exit code is `named_code`, whose
+// value is `number`, and stderr is `line`.
+template <typename E>
+void check_exit_mapping(const E& error, int named_code, int number, const std::string& line) {
+  CerrCapture cerr;
+  const int code = cudalab::guarded_main("runner", [&error]() -> int { throw error; });
+  CHECK(code == named_code);
+  CHECK(code == number);
+  CHECK(cerr.text() == line);
+}
 
 }  // namespace
 
@@ -136,23 +146,16 @@ TEST_CASE("guarded_main passes the body's exit code through silently", "[common]
 }
 
 TEST_CASE("guarded_main maps exceptions to exit codes and one line on stderr", "[common][cli]") {
-  CerrCapture cerr;
-
   SECTION("UsageError -> 2") {
-    const int code = cudalab::guarded_main(
-        "runner", []() -> int { throw cudalab::UsageError("mask width must be odd"); });
-    CHECK(code == cudalab::kExitUsage);
-    CHECK(code == 2);
-    CHECK(cerr.text() == "runner: error: mask width must be odd\n");
+    check_exit_mapping(cudalab::UsageError("mask width must be odd"), cudalab::kExitUsage, 2,
+                       "runner: error: mask width must be odd\n");
   }
   SECTION("std::runtime_error -> 1") {
-    const int code = cudalab::guarded_main(
-        "runner", []() -> int { throw std::runtime_error("cannot open input.pgm"); });
-    CHECK(code == cudalab::kExitFailure);
-    CHECK(code == 1);
-    CHECK(cerr.text() == "runner: error: cannot open input.pgm\n");
+    check_exit_mapping(std::runtime_error("cannot open input.pgm"), cudalab::kExitFailure, 1,
+                       "runner: error: cannot open input.pgm\n");
   }
   SECTION("CudaError -> 1") {
+    CerrCapture cerr;
     const int code = cudalab::guarded_main("runner", []() -> int {
       CUDA_CHECK(cudaError_t(cudaErrorInvalidValue));
       return 0;

@@ -7,12 +7,9 @@
 #include "cudalab/catch.h"
 #include "cudalab/device_info.h"
 #include "cudalab/json.h"
+#include "test_support.h"
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // What query_device would report on an H100 SXM, without asking a device.
 cudalab::DeviceInfo h100_sxm() {
@@ -99,18 +96,12 @@ TEST_CASE("write_device_json writes one object with the roofline fields", "[comm
   REQUIRE_NOTHROW(text = w.str());  // balanced
   CAPTURE(text);
 
-  CHECK(contains(text, "\"device\": {\n"));
-  CHECK(contains(text, "\"name\": \"NVIDIA H100 80GB HBM3\""));
-  CHECK(contains(text, "\"compute_capability\": \"9.0\""));
-  CHECK(contains(text, "\"sm_count\": 132"));
-  CHECK(contains(text, "\"sm_clock_mhz\": 1980"));
-  CHECK(contains(text, "\"memory_clock_mhz\": 2619"));
-  CHECK(contains(text, "\"memory_bus_bits\": 5120"));
-  CHECK(contains(text, "\"l2_bytes\": 52428800"));
-  CHECK(contains(text, "\"global_memory_bytes\": 85029158912"));
-  CHECK(contains(text, "\"copy_bandwidth_gbs\": 3010.25"));
-  CHECK(contains(text, "\"dram_theoretical_gbs\": 3352.32"));
-  CHECK(contains(text, "\"fp32_peak_gflops\": 66908.16"));
+  test_support::check_contains_all(
+      text, {"\"device\": {\n", "\"name\": \"NVIDIA H100 80GB HBM3\"",
+             "\"compute_capability\": \"9.0\"", "\"sm_count\": 132", "\"sm_clock_mhz\": 1980",
+             "\"memory_clock_mhz\": 2619", "\"memory_bus_bits\": 5120", "\"l2_bytes\": 52428800",
+             "\"global_memory_bytes\": 85029158912", "\"copy_bandwidth_gbs\": 3010.25",
+             "\"dram_theoretical_gbs\": 3352.32", "\"fp32_peak_gflops\": 66908.16"});
 }
 
 TEST_CASE("describe_device gives one line with the name and size and limits",
@@ -119,11 +110,6 @@ TEST_CASE("describe_device gives one line with the name and size and limits",
   CAPTURE(line);
   CHECK(line.find('\n') == std::string::npos);
   CHECK(line.rfind("NVIDIA H100 80GB HBM3 (", 0) == 0);
-  CHECK(contains(line, "sm_90"));
-  CHECK(contains(line, "132 SMs"));
-  CHECK(contains(line, "1980 MHz"));
-  CHECK(contains(line, "50 MiB L2"));
-  CHECK(contains(line, "copy bandwidth 3010 GB/s"));
-  CHECK(contains(line, "3352 GB/s"));
-  CHECK(contains(line, "66.9 TFLOP/s"));
+  test_support::check_contains_all(line, {"sm_90", "132 SMs", "1980 MHz", "50 MiB L2",
+                                          "copy bandwidth 3010 GB/s", "3352 GB/s", "66.9 TFLOP/s"});
 }

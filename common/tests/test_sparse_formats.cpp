@@ -11,6 +11,7 @@
 #include "cudalab/random.h"
 #include "cudalab/sparse/formats.h"
 #include "cudalab/sparse/generators.h"
+#include "test_sparse_support.h"
 
 using cudalab::sparse::CooMatrix;
 using cudalab::sparse::CsrMatrix;
@@ -18,6 +19,7 @@ using cudalab::sparse::EllMatrix;
 using cudalab::sparse::HybMatrix;
 using cudalab::sparse::index_t;
 using cudalab::sparse::kEllPadding;
+using sparse_test::coo_of;
 
 namespace {
 
@@ -27,17 +29,15 @@ namespace {
 // [ 0 7 0 0 ]
 // given in scrambled order with (2,2) split into 2 + 3.
 CooMatrix example_coo() {
-  CooMatrix a;
-  a.rows = a.cols = 4;
-  a.push_back(2, 3, 6.0f);
-  a.push_back(0, 2, 2.0f);
-  a.push_back(2, 2, 2.0f);
-  a.push_back(3, 1, 7.0f);
-  a.push_back(2, 0, 3.0f);
-  a.push_back(0, 0, 1.0f);
-  a.push_back(2, 2, 3.0f);
-  a.push_back(2, 1, 4.0f);
-  return a;
+  return coo_of(4, 4,
+                {{2, 3, 6.0f},
+                 {0, 2, 2.0f},
+                 {2, 2, 2.0f},
+                 {3, 1, 7.0f},
+                 {2, 0, 3.0f},
+                 {0, 0, 1.0f},
+                 {2, 2, 3.0f},
+                 {2, 1, 4.0f}});
 }
 
 // Thread-per-row ELL and HYB evaluated on the CPU in double: what the kernels compute.
@@ -109,12 +109,7 @@ TEST_CASE("CSR from COO: sorted rows and columns, duplicates summed, hand-checke
 TEST_CASE("CSR from COO: duplicates add in double, independent of the entry order",
           "[common][sparse][formats]") {
   // In float, 1e8 + 1 - 1e8 is 0 or 1 depending on the order; in double it is exactly 1.
-  CooMatrix a;
-  a.rows = a.cols = 2;
-  a.push_back(1, 1, 1e8f);
-  a.push_back(1, 1, 1.0f);
-  a.push_back(0, 1, 5.0f);
-  a.push_back(1, 1, -1e8f);
+  const CooMatrix a = coo_of(2, 2, {{1, 1, 1e8f}, {1, 1, 1.0f}, {0, 1, 5.0f}, {1, 1, -1e8f}});
   const CsrMatrix c = cudalab::sparse::coo_to_csr(a);
   CHECK(c.row_ptr == std::vector<index_t>{0, 1, 2});
   CHECK(c.val == std::vector<float>{5.0f, 1.0f});
@@ -137,9 +132,7 @@ TEST_CASE("CSR from COO: duplicates add in double, independent of the entry orde
 }
 
 TEST_CASE("CSR from COO: bad input is refused", "[common][sparse][formats]") {
-  CooMatrix a;
-  a.rows = a.cols = 2;
-  a.push_back(2, 0, 1.0f);
+  CooMatrix a = coo_of(2, 2, {{2, 0, 1.0f}});
   CHECK_THROWS_AS(cudalab::sparse::coo_to_csr(a), std::invalid_argument);
   a.row = {0};
   a.col = {-1};

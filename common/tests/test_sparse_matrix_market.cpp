@@ -20,6 +20,7 @@ using cudalab::sparse::MmField;
 using cudalab::sparse::MmSymmetry;
 using cudalab::sparse::parse_matrix_market;
 using sparse_test::contains;
+using sparse_test::coo_of;
 using sparse_test::parse_error_of;
 
 namespace {
@@ -237,11 +238,7 @@ std::string write(const CooMatrix& a, const MatrixMarketWriteOptions& options = 
 }  // namespace
 
 TEST_CASE("Matrix Market: writer output is the documented text", "[common][sparse][mtx]") {
-  CooMatrix a;
-  a.rows = 2;
-  a.cols = 3;
-  a.push_back(0, 2, 0.1f);
-  a.push_back(1, 0, -3.0f);
+  const CooMatrix a = coo_of(2, 3, {{0, 2, 0.1f}, {1, 0, -3.0f}});
   MatrixMarketWriteOptions options;
   options.comment = "made by a test\nsecond line";
   CHECK(write(a, options) ==
@@ -309,10 +306,7 @@ TEST_CASE("Matrix Market: writer -> reader round trips are exact", "[common][spa
 
 TEST_CASE("Matrix Market: the writer refuses matrices that do not fit the options",
           "[common][sparse][mtx]") {
-  CooMatrix a;
-  a.rows = a.cols = 2;
-  a.push_back(0, 0, 0.5f);
-  a.push_back(0, 1, 2.0f);
+  CooMatrix a = coo_of(2, 2, {{0, 0, 0.5f}, {0, 1, 2.0f}});
   MatrixMarketWriteOptions options;
   options.field = MmField::integer;
   CHECK_THROWS_AS(write(a, options), std::invalid_argument);

@@ -37,27 +37,36 @@ std::string data_file(const std::string& name, const std::string& package_path) 
   return "";
 }
 
-CsrMatrix matrix(const std::string& path) {
-  return cudalab::sparse::coo_to_csr(cudalab::sparse::read_matrix_market_file(path));
+// r-cran-matrix's file `name`: its path, or "" after printing the skip line.
+std::string r_matrix_file(const std::string& name) {
+  return data_file("matrices/" + name, "/usr/lib/R/library/Matrix/external/" + name);
+}
+
+// Reads r-cran-matrix's file `name`, when present, and checks its size.
+void check_r_matrix_size(const std::string& name, int rows, int cols, std::size_t nnz) {
+  const std::string path = r_matrix_file(name);
+  if (path.empty()) return;
+  const CsrMatrix a = cudalab::sparse::coo_to_csr(cudalab::sparse::read_matrix_market_file(path));
+  CHECK(a.rows == rows);
+  CHECK(a.cols == cols);
+  CHECK(a.nnz() == nnz);
 }
 
 }  // namespace
 
 TEST_CASE("Real data: r-cran-matrix's pores_1.mtx (real general, 30 x 30, 180 entries)",
           "[common][sparse][data]") {
-  const std::string path =
-      data_file("matrices/pores_1.mtx", "/usr/lib/R/library/Matrix/external/pores_1.mtx");
-  if (path.empty()) return;
-  const CsrMatrix a = matrix(path);
-  CHECK(a.rows == 30);
-  CHECK(a.cols == 30);
-  CHECK(a.nnz() == 180);
+  check_r_matrix_size("pores_1.mtx", 30, 30, 180);
+}
+
+TEST_CASE("Real data: r-cran-matrix's jgl009.mtx (pattern, 9 x 9, 50 entries)",
+          "[common][sparse][data]") {
+  check_r_matrix_size("jgl009.mtx", 9, 9, 50);
 }
 
 TEST_CASE("Real data: r-cran-matrix's lund_a.mtx (real symmetric, 147 x 147)",
           "[common][sparse][data]") {
-  const std::string path =
-      data_file("matrices/lund_a.mtx", "/usr/lib/R/library/Matrix/external/lund_a.mtx");
+  const std::string path = r_matrix_file("lund_a.mtx");
   if (path.empty()) return;
   cudalab::sparse::MatrixMarketInfo info;
   const auto coo = cudalab::sparse::read_matrix_market_file(path, &info);
@@ -68,20 +77,9 @@ TEST_CASE("Real data: r-cran-matrix's lund_a.mtx (real symmetric, 147 x 147)",
   CHECK(a.nnz() == 2 * 1298 - 147);  // every diagonal entry stored once
 }
 
-TEST_CASE("Real data: r-cran-matrix's jgl009.mtx (pattern, 9 x 9, 50 entries)",
-          "[common][sparse][data]") {
-  const std::string path =
-      data_file("matrices/jgl009.mtx", "/usr/lib/R/library/Matrix/external/jgl009.mtx");
-  if (path.empty()) return;
-  const CsrMatrix a = matrix(path);
-  CHECK(a.rows == 9);
-  CHECK(a.nnz() == 50);
-}
-
 TEST_CASE("Real data: r-cran-matrix's wrong.mtx is refused with its line",
           "[common][sparse][data]") {
-  const std::string path =
-      data_file("matrices/wrong.mtx", "/usr/lib/R/library/Matrix/external/wrong.mtx");
+  const std::string path = r_matrix_file("wrong.mtx");
   if (path.empty()) return;
   try {
     cudalab::sparse::read_matrix_market_file(path);

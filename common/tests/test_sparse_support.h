@@ -1,15 +1,35 @@
-// Helpers shared by the sparse tests: catching a ParseError's message, temporary files.
+// Helpers shared by the sparse tests: COO matrices from a list of entries, catching a
+// ParseError's message, temporary files.
 #pragma once
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <string>
 
+#include "cudalab/sparse/formats.h"
 #include "cudalab/sparse/io.h"
+#include "test_support.h"
 
 namespace sparse_test {
+
+struct Entry {
+  cudalab::sparse::index_t row, col;
+  float val;
+};
+
+// A rows x cols COO matrix holding `entries` in the order given (duplicates kept).
+inline cudalab::sparse::CooMatrix coo_of(cudalab::sparse::index_t rows,
+                                         cudalab::sparse::index_t cols,
+                                         std::initializer_list<Entry> entries) {
+  cudalab::sparse::CooMatrix a;
+  a.rows = rows;
+  a.cols = cols;
+  for (const Entry& e : entries) a.push_back(e.row, e.col, e.val);
+  return a;
+}
 
 struct Caught {
   bool thrown = false;
@@ -29,9 +49,7 @@ inline Caught parse_error_of(const std::function<void()>& f) {
   return c;
 }
 
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test_support::contains;
 
 // A file under the temporary directory, removed on destruction.
 class TempFile {

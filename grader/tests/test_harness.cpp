@@ -30,6 +30,30 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+enum class Side { before, after };
+
+// Damage to one guard zone of y: `count` elements from element `first` (counted from the zone's
+// first byte) hold `value`; what the message must say and what it must not.
+struct Damage {
+  std::size_t first, count;
+  float value;
+  std::vector<std::string> says, never_says;
+};
+
+void check_damage(Side side, const std::vector<Damage>& cases) {
+  for (const Damage& d : cases) {
+    CAPTURE(d.first, d.count);
+    auto zone = intact_guard();
+    for (std::size_t i = 0; i < d.count; ++i) write_float(zone, d.first + i, d.value);
+    const std::string msg = side == Side::before
+                                ? describe_guard_damage("y", zone, intact_guard(), kCount, kElem)
+                                : describe_guard_damage("y", intact_guard(), zone, kCount, kElem);
+    CAPTURE(msg);
+    for (const std::string& part : d.says) CHECK(contains(msg, part));
+    for (const std::string& part : d.never_says) CHECK_FALSE(contains(msg, part));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("intact guard zones describe no damage", "[grader][harness]") {
@@ -38,50 +62,33 @@ TEST_CASE("intact guard zones describe no damage", "[grader][harness]") {
 
 TEST_CASE("a write past the end names the side, the count and the first element",
           "[grader][harness]") {
-  auto after = intact_guard();
-
-  SECTION("one element just past the end") {
-    write_float(after, 0, 1.0f);
-    const std::string msg = describe_guard_damage("y", intact_guard(), after, kCount, kElem);
-    CAPTURE(msg);
-    CHECK(contains(msg, "wrote 1 element(s) past the end of y"));
-    CHECK(contains(msg, "first at y[1000]"));
-    CHECK_FALSE(contains(msg, "before the start"));
-  }
-  SECTION("three elements past the end") {
-    for (std::size_t i = 0; i < 3; ++i) write_float(after, i, -2.5f);
-    const std::string msg = describe_guard_damage("y", intact_guard(), after, kCount, kElem);
-    CAPTURE(msg);
-    CHECK(contains(msg, "wrote 3 element(s) past the end of y"));
-    CHECK(contains(msg, "first at y[1000]"));
-  }
-  SECTION("a single element further out") {
-    write_float(after, 5, 0.0f);
-    const std::string msg = describe_guard_damage("y", intact_guard(), after, kCount, kElem);
-    CAPTURE(msg);
-    CHECK(contains(msg, "wrote 1 element(s) past the end of y"));
-    CHECK(contains(msg, "first at y[1005]"));
-  }
+  check_damage(Side::after,
+               {
+                   // one element just past the end
+                   {0,
+                    1,
+                    1.0f,
+                    {"wrote 1 element(s) past the end of y", "first at y[1000]"},
+                    {"before the start"}},
+                   // three elements past the end
+                   {0, 3, -2.5f, {"wrote 3 element(s) past the end of y", "first at y[1000]"}, {}},
+                   // a single element further out
+                   {5, 1, 0.0f, {"wrote 1 element(s) past the end of y", "first at y[1005]"}, {}},
+               });
 }
 
 TEST_CASE("a write before the start names the side and the nearest element", "[grader][harness]") {
-  auto before = intact_guard();
   const std::size_t elems = kGuard / kElem;
-
-  SECTION("two elements before the start") {
-    write_float(before, elems - 2, 1.0f);  // y[-2]
-    const std::string msg = describe_guard_damage("y", before, intact_guard(), kCount, kElem);
-    CAPTURE(msg);
-    CHECK(contains(msg, "wrote 1 element(s) before the start of y"));
-    CHECK(contains(msg, "y[-2]"));
-    CHECK_FALSE(contains(msg, "past the end"));
-  }
-  SECTION("the element just before the start") {
-    write_float(before, elems - 1, 1.0f);  // y[-1]
-    const std::string msg = describe_guard_damage("y", before, intact_guard(), kCount, kElem);
-    CAPTURE(msg);
-    CHECK(contains(msg, "y[-1]"));
-  }
+  check_damage(Side::before, {
+                                 // two elements before the start: y[-2]
+                                 {elems - 2,
+                                  1,
+                                  1.0f,
+                                  {"wrote 1 element(s) before the start of y", "y[-2]"},
+                                  {"past the end"}},
+                                 // the element just before the start: y[-1]
+                                 {elems - 1, 1, 1.0f, {"y[-1]"}, {}},
+                             });
 }
 
 TEST_CASE("writes on both sides are both described", "[grader][harness]") {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cudalab/catch.h"
 #include "record.h"
@@ -19,13 +20,15 @@ using cudalab::grade::read_records;
 
 namespace {
 
+// A record with no message and no measurements.
+CheckRecord record(const std::string& name, const std::string& tags, int points, double earned,
+                   const std::string& status) {
+  return {name, tags, points, earned, status, "", {}};
+}
+
 CheckRecord sample_record() {
-  CheckRecord r;
-  r.name = "tricky\tname with \\ and\nnewline";
-  r.tags = "[lab01][perf]";
-  r.points = 20;
-  r.earned = 13.3333333;
-  r.status = "partial";
+  CheckRecord r =
+      record("tricky\tname with \\ and\nnewline", "[lab01][perf]", 20, 13.3333333, "partial");
   r.message = "line one\nline two\twith tab\nC:\\path\\n (not a newline)";
   r.measurements = {{"ratio", 1.8765432109}, {"candidate_gbs", 1234.5678901}, {"samples", 40}};
   return r;
@@ -81,12 +84,7 @@ TEST_CASE("a record survives format then parse, escapes included", "[grader][rec
 }
 
 TEST_CASE("a record with empty message and no measurements round-trips", "[grader][record]") {
-  CheckRecord r;
-  r.name = "worked example";
-  r.tags = "[lab01][correctness]";
-  r.points = 10;
-  r.earned = 10;
-  r.status = "passed";
+  const CheckRecord r = record("worked example", "[lab01][correctness]", 10, 10, "passed");
   const CheckRecord back = parse_record(format_record(r));
   CHECK(back.name == r.name);
   CHECK(back.points == 10);
@@ -105,47 +103,35 @@ TEST_CASE("a NaN measurement round-trips as NaN", "[grader][record]") {
 }
 
 TEST_CASE("parse_record rejects malformed lines", "[grader][record]") {
-  REQUIRE_NOTHROW(parse_record(line_of("n", "5", "passed", "", "")));  // the baseline is valid
+  const std::string valid = line_of("n", "5", "passed", "", "");
+  REQUIRE_NOTHROW(parse_record(valid));  // the baseline is valid
 
-  SECTION("wrong field count") {
-    REQUIRE_THROWS_AS(parse_record("check\tn\t[lab01]\t5\t1\tpassed\tmsg"), std::invalid_argument);
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "passed", "", "") + "\textra"),
-                      std::invalid_argument);
-    REQUIRE_THROWS_AS(parse_record(""), std::invalid_argument);
-  }
-  SECTION("first field is not 'check'") {
-    REQUIRE_THROWS_AS(parse_record("chek" + line_of("n", "5", "passed", "", "").substr(5)),
-                      std::invalid_argument);
-  }
-  SECTION("non-numeric points") {
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "five", "passed", "", "")), std::invalid_argument);
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5x", "passed", "", "")), std::invalid_argument);
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "", "passed", "", "")), std::invalid_argument);
-  }
-  SECTION("unknown status") {
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "ok", "", "")), std::invalid_argument);
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "PASSED", "", "")), std::invalid_argument);
-  }
-  SECTION("unknown escape") {
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "passed", "bad \\q escape", "")),
-                      std::invalid_argument);
-  }
-  SECTION("dangling backslash") {
-    REQUIRE_THROWS_AS(parse_record(line_of("n\\", "5", "passed", "", "")), std::invalid_argument);
-  }
-  SECTION("measurement without '=' or key") {
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "passed", "", "ratio")),
-                      std::invalid_argument);
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "passed", "", "ratio=1.5,gbs")),
-                      std::invalid_argument);
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "passed", "", "=1.5")), std::invalid_argument);
-  }
-  SECTION("measurement value that is not a number") {
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "passed", "", "ratio=fast")),
-                      std::invalid_argument);
-    REQUIRE_THROWS_AS(parse_record(line_of("n", "5", "passed", "", "ratio=")),
-                      std::invalid_argument);
-  }
+  struct Malformed {
+    std::string problem;
+    std::vector<std::string> lines;
+  };
+  const auto measurements = [](const std::string& text) {
+    return line_of("n", "5", "passed", "", text);
+  };
+  const std::vector<Malformed> cases = {
+      {"wrong field count", {"check\tn\t[lab01]\t5\t1\tpassed\tmsg", valid + "\textra", ""}},
+      {"first field is not 'check'", {"chek" + valid.substr(5)}},
+      {"non-numeric points",
+       {line_of("n", "five", "passed", "", ""), line_of("n", "5x", "passed", "", ""),
+        line_of("n", "", "passed", "", "")}},
+      {"unknown status", {line_of("n", "5", "ok", "", ""), line_of("n", "5", "PASSED", "", "")}},
+      {"unknown escape", {line_of("n", "5", "passed", "bad \\q escape", "")}},
+      {"dangling backslash", {line_of("n\\", "5", "passed", "", "")}},
+      {"measurement without '=' or key",
+       {measurements("ratio"), measurements("ratio=1.5,gbs"), measurements("=1.5")}},
+      {"measurement value that is not a number",
+       {measurements("ratio=fast"), measurements("ratio=")}},
+  };
+  for (const Malformed& c : cases)
+    for (const std::string& line : c.lines) {
+      CAPTURE(c.problem, line);
+      CHECK_THROWS_AS(parse_record(line), std::invalid_argument);
+    }
 }
 
 TEST_CASE("read_records reads every record of a file", "[grader][record]") {

@@ -287,30 +287,28 @@ void check_x(const CsrMatrix& a, const std::vector<float>& x) {
          std::to_string(a.cols) + " columns");
 }
 
-}  // namespace
-
-std::vector<double> spmv_reference(const CsrMatrix& a, const std::vector<float>& x) {
+// y[i] = sum over row i of term(a_ij * x_j), each product and the sum in double.
+template <typename Term>
+std::vector<double> row_sums(const CsrMatrix& a, const std::vector<float>& x, Term term) {
   check_x(a, x);
   std::vector<double> y(static_cast<std::size_t>(a.rows), 0.0);
   for (index_t i = 0; i < a.rows; ++i) {
     double sum = 0.0;
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      sum += static_cast<double>(a.val[k]) * static_cast<double>(x[a.col_idx[k]]);
+      sum += term(static_cast<double>(a.val[k]) * static_cast<double>(x[a.col_idx[k]]));
     y[i] = sum;
   }
   return y;
 }
 
+}  // namespace
+
+std::vector<double> spmv_reference(const CsrMatrix& a, const std::vector<float>& x) {
+  return row_sums(a, x, [](double product) { return product; });
+}
+
 std::vector<double> spmv_abs_reference(const CsrMatrix& a, const std::vector<float>& x) {
-  check_x(a, x);
-  std::vector<double> y(static_cast<std::size_t>(a.rows), 0.0);
-  for (index_t i = 0; i < a.rows; ++i) {
-    double sum = 0.0;
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      sum += std::fabs(static_cast<double>(a.val[k]) * static_cast<double>(x[a.col_idx[k]]));
-    y[i] = sum;
-  }
-  return y;
+  return row_sums(a, x, [](double product) { return std::fabs(product); });
 }
 
 std::vector<double> spmv_error_bound(const CsrMatrix& a, const std::vector<float>& x) {

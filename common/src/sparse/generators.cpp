@@ -107,29 +107,42 @@ class RowBuilder {
   CsrMatrix m_;
 };
 
+// A square matrix of `rows` rows with no entries yet, for a stencil to fill row by row.
+CsrMatrix empty_square(index_t rows) {
+  CsrMatrix a;
+  a.rows = a.cols = rows;
+  a.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+  return a;
+}
+
+// Appends one entry to the row being filled; columns must come in increasing order.
+void add_entry(CsrMatrix& a, index_t col, float v) {
+  a.col_idx.push_back(col);
+  a.val.push_back(v);
+}
+
+// Closes the row being filled.
+void end_row(CsrMatrix& a) {
+  a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+}
+
 }  // namespace
 
 CsrMatrix poisson_2d(index_t n) {
   if (n < 1 || std::int64_t{n} * n * 5 > kMaxIndex)
     fail("poisson_2d: n must be positive with 5 n^2 entries fitting int32, got " +
          std::to_string(n));
-  CsrMatrix a;
-  auto add = [&a](index_t col, float v) {
-    a.col_idx.push_back(col);
-    a.val.push_back(v);
-  };
-  a.rows = a.cols = n * n;
-  a.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+  CsrMatrix a = empty_square(n * n);
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < n; ++j) {
       const index_t row = i * n + j;
       // Neighbours in increasing column order: up, left, centre, right, down.
-      if (i > 0) add(row - n, -1.0f);
-      if (j > 0) add(row - 1, -1.0f);
-      add(row, 4.0f);
-      if (j + 1 < n) add(row + 1, -1.0f);
-      if (i + 1 < n) add(row + n, -1.0f);
-      a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+      if (i > 0) add_entry(a, row - n, -1.0f);
+      if (j > 0) add_entry(a, row - 1, -1.0f);
+      add_entry(a, row, 4.0f);
+      if (j + 1 < n) add_entry(a, row + 1, -1.0f);
+      if (i + 1 < n) add_entry(a, row + n, -1.0f);
+      end_row(a);
     }
   return a;
 }
@@ -138,26 +151,20 @@ CsrMatrix poisson_3d(index_t n) {
   if (n < 1 || std::int64_t{n} * n * n * 7 > kMaxIndex)
     fail("poisson_3d: n must be positive with 7 n^3 entries fitting int32, got " +
          std::to_string(n));
-  CsrMatrix a;
-  auto add = [&a](index_t col, float v) {
-    a.col_idx.push_back(col);
-    a.val.push_back(v);
-  };
-  a.rows = a.cols = n * n * n;
+  CsrMatrix a = empty_square(n * n * n);
   const index_t plane = n * n;
-  a.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < n; ++j)
       for (index_t k = 0; k < n; ++k) {
         const index_t row = (i * n + j) * n + k;
-        if (i > 0) add(row - plane, -1.0f);
-        if (j > 0) add(row - n, -1.0f);
-        if (k > 0) add(row - 1, -1.0f);
-        add(row, 6.0f);
-        if (k + 1 < n) add(row + 1, -1.0f);
-        if (j + 1 < n) add(row + n, -1.0f);
-        if (i + 1 < n) add(row + plane, -1.0f);
-        a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+        if (i > 0) add_entry(a, row - plane, -1.0f);
+        if (j > 0) add_entry(a, row - n, -1.0f);
+        if (k > 0) add_entry(a, row - 1, -1.0f);
+        add_entry(a, row, 6.0f);
+        if (k + 1 < n) add_entry(a, row + 1, -1.0f);
+        if (j + 1 < n) add_entry(a, row + n, -1.0f);
+        if (i + 1 < n) add_entry(a, row + plane, -1.0f);
+        end_row(a);
       }
   return a;
 }

@@ -133,26 +133,31 @@ ByteCase worked_example_8bit() {
           f.mask_width,       0};
 }
 
-std::vector<FloatCase> filter_float_cases(std::uint64_t seed) {
-  std::vector<FloatCase> cases;
+namespace {
+
+// Every course filter on a 61 x 47 grayscale and a 45 x 37 RGB image, seeded from salt + k and
+// salt + 20 + k for the k-th filter.
+template <typename Case>
+std::vector<Case> filter_cases(std::uint64_t seed, int salt,
+                               Case (*make)(const Filter&, int, int, int, std::uint64_t)) {
+  std::vector<Case> cases;
   int k = 0;
   for (const Filter& f : course_filters()) {
-    cases.push_back(filter_float_case(f, 61, 47, 1, derive_seed(seed, 400 + k)));
-    cases.push_back(filter_float_case(f, 45, 37, 3, derive_seed(seed, 420 + k)));
+    cases.push_back(make(f, 61, 47, 1, derive_seed(seed, salt + k)));
+    cases.push_back(make(f, 45, 37, 3, derive_seed(seed, salt + 20 + k)));
     ++k;
   }
   return cases;
 }
 
+}  // namespace
+
+std::vector<FloatCase> filter_float_cases(std::uint64_t seed) {
+  return filter_cases(seed, 400, filter_float_case);
+}
+
 std::vector<ByteCase> filter_8bit_cases(std::uint64_t seed) {
-  std::vector<ByteCase> cases;
-  int k = 0;
-  for (const Filter& f : course_filters()) {
-    cases.push_back(filter_byte_case(f, 61, 47, 1, derive_seed(seed, 440 + k)));
-    cases.push_back(filter_byte_case(f, 45, 37, 3, derive_seed(seed, 460 + k)));
-    ++k;
-  }
-  return cases;
+  return filter_cases(seed, 440, filter_byte_case);
 }
 
 std::vector<FloatCase> shape_cases(std::uint64_t seed) {

@@ -41,6 +41,16 @@ void require_instructions(const std::string& kernel, const std::vector<std::stri
   }
 }
 
+// Correctness of one format on every generated matrix class.
+void require_every_class(Format format) {
+  lab07::require_all_pass(lab07::generated_cases(base_seed()), format, lab07::kCandidate);
+}
+
+// Performance of one format against the reference's same format.
+void grade_performance(PerfMatrix matrix, Format format) {
+  lab07::grade_spmv_performance(matrix, format, lab07::kCandidate, lab07::kReference);
+}
+
 }  // namespace
 
 GRADED_CHECK("CSR vector kernel reduces with warp shuffles", "[lab07][technique]", 5, Needs::host) {
@@ -56,25 +66,23 @@ GRADED_CHECK("COO kernel adds into y with atomics", "[lab07][technique]", 5, Nee
 }
 
 GRADED_CHECK("CSR scalar: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
-  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::csr_scalar,
-                          lab07::kCandidate);
+  require_every_class(Format::csr_scalar);
 }
 
 GRADED_CHECK("CSR vector: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
-  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::csr_vector,
-                          lab07::kCandidate);
+  require_every_class(Format::csr_vector);
 }
 
 GRADED_CHECK("ELL: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
-  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::ell, lab07::kCandidate);
+  require_every_class(Format::ell);
 }
 
 GRADED_CHECK("COO: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
-  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::coo, lab07::kCandidate);
+  require_every_class(Format::coo);
 }
 
 GRADED_CHECK("HYB: every matrix class", "[lab07][correctness]", 9, Needs::gpu) {
-  lab07::require_all_pass(lab07::generated_cases(base_seed()), Format::hyb, lab07::kCandidate);
+  require_every_class(Format::hyb);
 }
 
 GRADED_CHECK("real matrices (r-cran-matrix): every format", "[lab07][correctness]", 5, Needs::gpu) {
@@ -93,50 +101,41 @@ GRADED_CHECK("real matrices (r-cran-matrix): every format", "[lab07][correctness
 
 // Performance: 4 points per format on 2D Poisson, 10 more on power-law rows.
 GRADED_CHECK("performance vs reference: CSR scalar on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::csr_scalar, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::poisson_2d, Format::csr_scalar);
 }
 
 GRADED_CHECK("performance vs reference: CSR vector on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::csr_vector, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::poisson_2d, Format::csr_vector);
 }
 
 GRADED_CHECK("performance vs reference: ELL on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::ell, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::poisson_2d, Format::ell);
 }
 
 GRADED_CHECK("performance vs reference: COO on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::coo, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::poisson_2d, Format::coo);
 }
 
 GRADED_CHECK("performance vs reference: HYB on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::poisson_2d, Format::hyb, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::poisson_2d, Format::hyb);
 }
 
 GRADED_CHECK("performance vs reference: CSR scalar on power-law rows", "[lab07][perf]", 2,
              Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::power_law, Format::csr_scalar, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::power_law, Format::csr_scalar);
 }
 
 GRADED_CHECK("performance vs reference: CSR vector on power-law rows", "[lab07][perf]", 3,
              Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::power_law, Format::csr_vector, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::power_law, Format::csr_vector);
 }
 
 GRADED_CHECK("performance vs reference: COO on power-law rows", "[lab07][perf]", 2, Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::power_law, Format::coo, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::power_law, Format::coo);
 }
 
 GRADED_CHECK("performance vs reference: HYB on power-law rows", "[lab07][perf]", 3, Needs::gpu) {
-  lab07::grade_spmv_performance(PerfMatrix::power_law, Format::hyb, lab07::kCandidate,
-                                lab07::kReference);
+  grade_performance(PerfMatrix::power_law, Format::hyb);
 }
 
 GRADED_CHECK("timing harness self-check", "[lab07][selfcheck]", 0, Needs::gpu) {

@@ -209,18 +209,22 @@ struct DeviceFormat::Arrays {
 
   // An empty array (the COO part of a HYB matrix that fits in ELL) is a null pointer.
   const int* add(const std::string& name, const std::vector<int>& host) {
-    if (host.empty()) return nullptr;
-    ints.push_back(std::make_unique<GuardedBuffer<int>>(name, host.size()));
-    ints.back()->upload(host);
-    int_copies.push_back(host);
-    return ints.back()->data();
+    return add_to(ints, int_copies, name, host);
   }
   const float* add(const std::string& name, const std::vector<float>& host) {
+    return add_to(floats, float_copies, name, host);
+  }
+
+ private:
+  template <typename T>
+  static const T* add_to(std::vector<std::unique_ptr<GuardedBuffer<T>>>& buffers,
+                         std::vector<std::vector<T>>& copies, const std::string& name,
+                         const std::vector<T>& host) {
     if (host.empty()) return nullptr;
-    floats.push_back(std::make_unique<GuardedBuffer<float>>(name, host.size()));
-    floats.back()->upload(host);
-    float_copies.push_back(host);
-    return floats.back()->data();
+    buffers.push_back(std::make_unique<GuardedBuffer<T>>(name, host.size()));
+    buffers.back()->upload(host);
+    copies.push_back(host);
+    return buffers.back()->data();
   }
 };
 

@@ -63,6 +63,22 @@ double energy_double(const std::vector<double>& pos, const std::vector<double>& 
   return kinetic + potential;
 }
 
+// n bodies at the origin, of mass 0 and at rest: the sizes filled in, the values left to the
+// caller.
+System empty_system(int n) {
+  System s;
+  s.bodies.resize(4 * static_cast<std::size_t>(n));
+  s.vel.resize(3 * static_cast<std::size_t>(n));
+  return s;
+}
+
+// |v|^2 of body i, in double.
+double speed_squared(const System& s, int i) {
+  double v2 = 0;
+  for (int c = 0; c < 3; ++c) v2 += static_cast<double>(s.vel[3 * i + c]) * s.vel[3 * i + c];
+  return v2;
+}
+
 }  // namespace
 
 AccReference accelerations_cpu(const std::vector<float>& bodies, double softening,
@@ -142,9 +158,7 @@ std::string describe_mismatches(const std::vector<float>& got, const Labelled& r
 
 System random_system(int n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  System s;
-  s.bodies.resize(4 * static_cast<std::size_t>(n));
-  s.vel.resize(3 * static_cast<std::size_t>(n));
+  System s = empty_system(n);
   for (int i = 0; i < n; ++i) {
     for (int c = 0; c < 3; ++c) s.bodies[4 * i + c] = static_cast<float>(2 * uniform01(rng) - 1);
     s.bodies[4 * i + 3] = static_cast<float>(0.5 + uniform01(rng));
@@ -166,9 +180,7 @@ System coincident_system(int n, int distinct, std::uint64_t seed) {
 
 System plummer_system(int n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  System s;
-  s.bodies.resize(4 * static_cast<std::size_t>(n));
-  s.vel.resize(3 * static_cast<std::size_t>(n));
+  System s = empty_system(n);
   for (int i = 0; i < n; ++i) {
     double r;
     do {  // inverse of the cumulative mass M(r) = r^3 / (1 + r^2)^(3/2)
@@ -201,11 +213,7 @@ System plummer_system(int n, std::uint64_t seed) {
 
 double kinetic_energy(const System& s) {
   double e = 0;
-  for (int i = 0; i < s.n(); ++i) {
-    double v2 = 0;
-    for (int c = 0; c < 3; ++c) v2 += static_cast<double>(s.vel[3 * i + c]) * s.vel[3 * i + c];
-    e += 0.5 * s.bodies[4 * i + 3] * v2;
-  }
+  for (int i = 0; i < s.n(); ++i) e += 0.5 * s.bodies[4 * i + 3] * speed_squared(s, i);
   return e;
 }
 
@@ -237,11 +245,7 @@ std::array<double, 3> momentum(const System& s) {
 
 double momentum_scale(const System& s) {
   double m = 0;
-  for (int i = 0; i < s.n(); ++i) {
-    double v2 = 0;
-    for (int c = 0; c < 3; ++c) v2 += static_cast<double>(s.vel[3 * i + c]) * s.vel[3 * i + c];
-    m += s.bodies[4 * i + 3] * std::sqrt(v2);
-  }
+  for (int i = 0; i < s.n(); ++i) m += s.bodies[4 * i + 3] * std::sqrt(speed_squared(s, i));
   return m;
 }
 
