@@ -6,16 +6,7 @@
 #include "cudalab/catch.h"
 #include "variant.h"
 
-using cudalab::grade::check_matches;
-using cudalab::grade::CheckRecord;
-using cudalab::grade::Expectation;
-using cudalab::grade::judge;
-using cudalab::grade::mistakes_markdown;
-using cudalab::grade::parse_variant;
-using cudalab::grade::plain_answer_variant;
-using cudalab::grade::sanitizers_named;
-using cudalab::grade::Variant;
-using cudalab::grade::VariantError;
+using namespace cudalab::grade;  // the whole of variant.h is under test
 
 namespace {
 
