@@ -409,6 +409,8 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
     std::set<std::string> selected;
     for (const auto& c : o.checks.empty() ? listed : list_checks(exe, o.checks, o, true))
       selected.insert(c.name);
+    if (selected.empty())
+      throw std::runtime_error("--checks '" + o.checks + "' selects none of the lab's checks");
     // The sanitizers run the correctness checks but the [large] ones (racecheck on 2^26 elements
     // takes minutes); with --checks, those of them it selects, by name.
     std::string sanitizer_spec = o.checks.empty() ? "[correctness]~[large]" : "";
