@@ -85,6 +85,55 @@ int count_instructions(const std::string& body, const std::string& prefix) {
   return count;
 }
 
+std::vector<KernelInstructions> count_kernel_instructions(const std::string& ptx,
+                                                          const std::string& name,
+                                                          const std::vector<InstructionKind>& kinds,
+                                                          std::string* problem) {
+  std::vector<KernelInstructions> counted;
+  for (const auto& k : kernels_named(ptx, name, problem)) {
+    KernelInstructions c;
+    c.kernel = k.name;
+    for (const auto& kind : kinds) {
+      int& count = c.counts[kind.name];
+      for (const auto& prefix : kind.prefixes) count += count_instructions(k.body, prefix);
+    }
+    counted.push_back(std::move(c));
+  }
+  return counted;
+}
+
+bool has_shared_tile(const KernelInstructions& k) {
+  return k[kSharedStores.name] > 0 && k[kSharedLoads.name] > 0 && k[kBarriers.name] > 0;
+}
+
+std::string technique_problem(const std::string& ptx, const std::string& name,
+                              const std::vector<InstructionKind>& kinds,
+                              const KernelVerdict& verdict) {
+  std::string problem;
+  const auto counted = count_kernel_instructions(ptx, name, kinds, &problem);
+  for (const auto& k : counted) {
+    const std::string why = verdict(k);
+    if (!why.empty()) problem += (problem.empty() ? "" : "\n") + why;
+  }
+  return problem;
+}
+
+std::string shared_tile_problem(const std::string& ptx, const std::string& name,
+                                const std::string& what) {
+  return technique_problem(
+      ptx, name, {kSharedStores, kSharedLoads, kBarriers},
+      [&](const KernelInstructions& k) -> std::string {
+        if (has_shared_tile(k)) return "";
+        return "no shared-memory tile in " + name + ": its PTX has " +
+               std::to_string(k[kSharedStores.name]) + " st.shared, " +
+               std::to_string(k[kSharedLoads.name]) + " ld.shared and " +
+               std::to_string(k[kBarriers.name]) + " barrier instruction(s) (" + k.kernel + "); " +
+               what +
+               " must be stored to shared memory, synchronized, and read back from "
+               "there";
+      });
+}
+
 namespace {
 
 bool is_identifier_char(char c) {

@@ -3,6 +3,8 @@
 #include "technique.h"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -85,6 +87,63 @@ TEST_CASE("kernels_named explains a missing kernel", "[grader][technique]") {
   CHECK(problem.find("conv1d_constant_kernel") != std::string::npos);
   CHECK(cudalab::grade::kernels_named("", "x", &problem).empty());
   CHECK(problem.find("kernels found: none") != std::string::npos);
+}
+
+TEST_CASE("count_kernel_instructions counts each kind in every kernel of a name",
+          "[grader][technique]") {
+  using cudalab::grade::InstructionKind;
+  const std::vector<InstructionKind> kinds = {cudalab::grade::kSharedStores,
+                                              cudalab::grade::kSharedLoads,
+                                              cudalab::grade::kBarriers,
+                                              {"const or global", {"ld.const", "ld.global"}}};
+  std::string problem;
+  // "_kernel" names both kernels, in the PTX's order.
+  const auto counted = cudalab::grade::count_kernel_instructions(kPtx, "_kernel", kinds, &problem);
+  CHECK(problem.empty());
+  REQUIRE(counted.size() == 2);
+  CHECK(counted[0].kernel == "_ZN5lab029candidate19conv1d_tiled_kernelEPKfS2_Pfii");
+  CHECK(counted[0]["st.shared"] == 1);
+  CHECK(counted[0]["ld.shared"] == 2);
+  CHECK(counted[0]["barrier"] == 1);
+  CHECK(counted[0]["const or global"] == 0);
+  CHECK(counted[1]["ld.shared"] == 0);
+  CHECK(counted[1]["const or global"] == 2);  // a kind sums its prefixes
+  CHECK_THROWS_AS(counted[1]["tex"], std::out_of_range);
+  CHECK(cudalab::grade::has_shared_tile(counted[0]));
+  CHECK_FALSE(cudalab::grade::has_shared_tile(counted[1]));
+  CHECK(cudalab::grade::count_kernel_instructions(kPtx, "reverse_kernel", kinds, &problem).empty());
+  CHECK(problem.find("no kernel named reverse_kernel") != std::string::npos);
+}
+
+TEST_CASE("technique_problem gathers the verdicts of the kernels that fail",
+          "[grader][technique]") {
+  const auto no_tile = [](const cudalab::grade::KernelInstructions& k) -> std::string {
+    return cudalab::grade::has_shared_tile(k) ? "" : "no tile in " + k.kernel;
+  };
+  const std::vector<cudalab::grade::InstructionKind> tile = {
+      cudalab::grade::kSharedStores, cudalab::grade::kSharedLoads, cudalab::grade::kBarriers};
+  CHECK(cudalab::grade::technique_problem(kPtx, "conv1d_tiled_kernel", tile, no_tile).empty());
+  CHECK(cudalab::grade::technique_problem(kPtx, "conv1d_constant_kernel", tile, no_tile) ==
+        "no tile in _ZN5lab039candidate22conv1d_constant_kernelEPKfPfii");
+  // A missing kernel: kernels_named's problem, and the verdict is not asked.
+  const std::string missing =
+      cudalab::grade::technique_problem(kPtx, "reverse_kernel", tile, no_tile);
+  CHECK(missing.find("no kernel named reverse_kernel") != std::string::npos);
+  // Several failing kernels: one line each (here the verdict fails every kernel).
+  const std::string both = cudalab::grade::technique_problem(
+      kPtx, "_kernel", tile,
+      [](const cudalab::grade::KernelInstructions& k) { return "fails: " + k.kernel; });
+  CHECK(both ==
+        "fails: _ZN5lab029candidate19conv1d_tiled_kernelEPKfS2_Pfii\n"
+        "fails: _ZN5lab039candidate22conv1d_constant_kernelEPKfPfii");
+}
+
+TEST_CASE("shared_tile_problem words a missing shared-memory tile", "[grader][technique]") {
+  CHECK(cudalab::grade::shared_tile_problem(kPtx, "conv1d_tiled_kernel", "the tile").empty());
+  CHECK(cudalab::grade::shared_tile_problem(kPtx, "conv1d_constant_kernel", "the tile") ==
+        "no shared-memory tile in conv1d_constant_kernel: its PTX has 0 st.shared, 0 ld.shared "
+        "and 0 barrier instruction(s) (_ZN5lab039candidate22conv1d_constant_kernelEPKfPfii); "
+        "the tile must be stored to shared memory, synchronized, and read back from there");
 }
 
 namespace {

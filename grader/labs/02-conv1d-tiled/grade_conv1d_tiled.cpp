@@ -14,22 +14,18 @@ using cudalab::grade::base_seed;
 
 GRADED_CHECK("kernel reads its input tile from shared memory", "[lab02][technique]", 10,
              Needs::host) {
-  std::string problem;
-  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
-                                                     "conv1d_tiled_kernel", &problem);
+  using namespace cudalab::grade;
+  const std::string problem = technique_problem(
+      candidate_ptx(), "conv1d_tiled_kernel", {kSharedStores, kSharedLoads, kBarriers},
+      [](const KernelInstructions& k) -> std::string {
+        if (has_shared_tile(k)) return "";
+        return "conv1d_tiled_kernel (" + k.kernel + ") has " + std::to_string(k["st.shared"]) +
+               " st.shared, " + std::to_string(k["ld.shared"]) + " ld.shared and " +
+               std::to_string(k["barrier"]) +
+               " barrier instruction(s) in its PTX: the input tile must be stored to shared "
+               "memory, synchronized, and read back from there";
+      });
   if (!problem.empty()) FAIL(problem);
-  for (const auto& k : kernels) {
-    const int loads = cudalab::grade::count_instructions(k.body, "ld.shared");
-    const int stores = cudalab::grade::count_instructions(k.body, "st.shared");
-    const int barriers = cudalab::grade::count_instructions(k.body, "bar.sync") +
-                         cudalab::grade::count_instructions(k.body, "barrier.sync");
-    CAPTURE(k.name, loads, stores, barriers);
-    if (loads == 0 || stores == 0 || barriers == 0)
-      FAIL("conv1d_tiled_kernel (" + k.name + ") has " + std::to_string(stores) + " st.shared, " +
-           std::to_string(loads) + " ld.shared and " + std::to_string(barriers) +
-           " barrier instruction(s) in its PTX: the input tile must be stored to shared "
-           "memory, synchronized, and read back from there");
-  }
 }
 
 GRADED_CHECK("course worked example", "[lab02][correctness]", 10, Needs::gpu) {

@@ -15,17 +15,15 @@
 using cudalab::grade::base_seed;
 
 GRADED_CHECK("kernel reads the mask from constant memory", "[lab03][technique]", 10, Needs::host) {
-  std::string problem;
-  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
-                                                     "conv1d_constant_kernel", &problem);
+  using namespace cudalab::grade;
+  const std::string problem = technique_problem(
+      candidate_ptx(), "conv1d_constant_kernel", {kConstantLoads},
+      [](const KernelInstructions& k) -> std::string {
+        if (k["ld.const"] > 0) return "";
+        return "conv1d_constant_kernel (" + k.kernel +
+               ") has no ld.const in its PTX: the mask must be read from a __constant__ buffer";
+      });
   if (!problem.empty()) FAIL(problem);
-  for (const auto& k : kernels) {
-    const int constant_loads = cudalab::grade::count_instructions(k.body, "ld.const");
-    CAPTURE(k.name, constant_loads);
-    if (constant_loads == 0)
-      FAIL("conv1d_constant_kernel (" + k.name +
-           ") has no ld.const in its PTX: the mask must be read from a __constant__ buffer");
-  }
 }
 
 GRADED_CHECK("course worked example", "[lab03][correctness]", 10, Needs::gpu) {

@@ -17,23 +17,9 @@ using cudalab::grade::base_seed;
 
 GRADED_CHECK("kernel stages its input tile in shared memory", "[lab04][technique]", 10,
              Needs::host) {
-  std::string problem;
-  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
-                                                     "conv2d_tiled_kernel", &problem);
+  const std::string problem = cudalab::grade::shared_tile_problem(
+      cudalab::grade::candidate_ptx(), "conv2d_tiled_kernel", "the input tile (with its halo)");
   if (!problem.empty()) FAIL(problem);
-  for (const auto& k : kernels) {
-    const int loads = cudalab::grade::count_instructions(k.body, "ld.shared");
-    const int stores = cudalab::grade::count_instructions(k.body, "st.shared");
-    const int barriers = cudalab::grade::count_instructions(k.body, "bar.sync") +
-                         cudalab::grade::count_instructions(k.body, "barrier.sync");
-    CAPTURE(k.name, loads, stores, barriers);
-    if (loads == 0 || stores == 0 || barriers == 0)
-      FAIL("no shared-memory tile in conv2d_tiled_kernel: its PTX has " + std::to_string(stores) +
-           " st.shared, " + std::to_string(loads) + " ld.shared and " + std::to_string(barriers) +
-           " barrier instruction(s) (" + k.name +
-           "); the input tile (with its halo) must be stored to shared memory, synchronized, and "
-           "read back from there");
-  }
 }
 
 GRADED_CHECK("course worked example: sharpen gives 89", "[lab04][correctness]", 8, Needs::gpu) {

@@ -16,55 +16,49 @@
 
 using cudalab::grade::base_seed;
 
+using cudalab::grade::InstructionKind;
+using cudalab::grade::KernelInstructions;
+
 namespace {
 
-// "" or why the kernel is missing; the tex instruction count of each kernel named `name`.
-std::vector<std::pair<std::string, int>> tex_counts(const std::string& name, std::string* problem) {
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& k :
-       cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(), name, problem))
-    counts.emplace_back(k.name, cudalab::grade::count_instructions(k.body, "tex"));
-  return counts;
-}
+const InstructionKind kTex{"tex", {"tex"}};
+const InstructionKind kGlobalLoads{"ld.global", {"ld.global"}};
 
 }  // namespace
 
 GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][technique]", 8,
              Needs::host) {
+  const std::string ptx = cudalab::grade::candidate_ptx();
   std::string message;
   for (const std::string name : {"conv2d_texture_kernel", "rotate_kernel"}) {
-    std::string problem;
-    const auto counts = tex_counts(name, &problem);
-    if (!problem.empty()) {
-      message += (message.empty() ? "" : "\n") + problem;
-      continue;
-    }
-    for (const auto& [mangled, tex] : counts)
-      if (tex == 0)
-        message += (message.empty() ? "" : "\n") + name + " (" + mangled +
-                   ") has no tex instruction in its PTX: it must read the image with "
-                   "tex2D<float> through its texture object";
+    const std::string problem = cudalab::grade::technique_problem(
+        ptx, name, {kTex}, [&](const KernelInstructions& k) -> std::string {
+          if (k["tex"] > 0) return "";
+          return name + " (" + k.kernel +
+                 ") has no tex instruction in its PTX: it must read the image with "
+                 "tex2D<float> through its texture object";
+        });
+    if (!problem.empty()) message += (message.empty() ? "" : "\n") + problem;
   }
   if (!message.empty()) FAIL(message);
 }
 
 GRADED_CHECK("global kernel reads global memory, not a texture", "[lab05][technique]", 2,
              Needs::host) {
-  std::string problem;
-  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
-                                                     "conv2d_global_kernel", &problem);
+  const std::string problem = cudalab::grade::technique_problem(
+      cudalab::grade::candidate_ptx(), "conv2d_global_kernel", {kTex, kGlobalLoads},
+      [](const KernelInstructions& k) -> std::string {
+        if (k["tex"] > 0)
+          return "conv2d_global_kernel (" + k.kernel + ") has " + std::to_string(k["tex"]) +
+                 " tex instruction(s) in its PTX: the global variant must read img from global "
+                 "memory";
+        if (k["ld.global"] == 0)
+          return "conv2d_global_kernel (" + k.kernel +
+                 ") has no ld.global in its PTX: it must read img (and the mask) from global "
+                 "memory";
+        return "";
+      });
   if (!problem.empty()) FAIL(problem);
-  for (const auto& k : kernels) {
-    const int tex = cudalab::grade::count_instructions(k.body, "tex");
-    const int global = cudalab::grade::count_instructions(k.body, "ld.global");
-    CAPTURE(k.name, tex, global);
-    if (tex > 0)
-      FAIL("conv2d_global_kernel (" + k.name + ") has " + std::to_string(tex) +
-           " tex instruction(s) in its PTX: the global variant must read img from global memory");
-    if (global == 0)
-      FAIL("conv2d_global_kernel (" + k.name +
-           ") has no ld.global in its PTX: it must read img (and the mask) from global memory");
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,22 +23,16 @@ namespace {
 // `opcodes`; `what` and `why` word the failure.
 void require_instructions(const std::string& kernel, const std::vector<std::string>& opcodes,
                           const std::string& what, const std::string& why) {
-  std::string problem;
-  const auto kernels =
-      cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(), kernel, &problem);
+  std::string names;
+  for (const std::string& op : opcodes) names += (names.empty() ? "" : " or ") + op;
+  const std::string problem = cudalab::grade::technique_problem(
+      cudalab::grade::candidate_ptx(), kernel, {{names, opcodes}},
+      [&](const cudalab::grade::KernelInstructions& k) -> std::string {
+        if (k[names] > 0) return "";
+        return what + " in " + kernel + ":\nits PTX (" + k.kernel + ") has no " + names +
+               " instruction; " + why;
+      });
   if (!problem.empty()) FAIL(problem);
-  for (const auto& k : kernels) {
-    int count = 0;
-    std::string names;
-    for (const std::string& op : opcodes) {
-      count += cudalab::grade::count_instructions(k.body, op);
-      names += (names.empty() ? "" : " or ") + op;
-    }
-    CAPTURE(k.name, count);
-    if (count == 0)
-      FAIL(what + " in " + kernel + ":\nits PTX (" + k.name + ") has no " + names +
-           " instruction; " + why);
-  }
 }
 
 // Correctness of one format on every generated matrix class.

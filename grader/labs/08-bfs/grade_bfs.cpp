@@ -23,20 +23,22 @@ using lab08::Algo;
 
 GRADED_CHECK("frontier kernel claims vertices and queue slots with atomics", "[lab08][technique]",
              10, Needs::host) {
-  using cudalab::grade::count_instructions;
   std::string problem;
-  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
-                                                     "bfs_frontier_kernel", &problem);
+  const auto kernels = cudalab::grade::count_kernel_instructions(
+      cudalab::grade::candidate_ptx(), "bfs_frontier_kernel",
+      {{"claim",
+        {"atom.global.cas", "atom.cas", "atom.global.min", "atom.min", "atom.global.exch",
+         "atom.exch"}},
+       {"add",
+        {"atom.global.add", "atom.add", "atom.shared.add", "red.global.add", "red.add",
+         "red.shared.add"}}},
+      &problem);
   if (!problem.empty()) FAIL(problem);
   int claims = 0, adds = 0;
   for (const auto& k : kernels) {
-    for (const char* op : {"atom.global.cas", "atom.cas", "atom.global.min", "atom.min",
-                           "atom.global.exch", "atom.exch"})
-      claims += count_instructions(k.body, op);
-    for (const char* op : {"atom.global.add", "atom.add", "atom.shared.add", "red.global.add",
-                           "red.add", "red.shared.add"})
-      adds += count_instructions(k.body, op);
-    CAPTURE(k.name, claims, adds);
+    claims += k["claim"];
+    adds += k["add"];
+    CAPTURE(k.kernel, claims, adds);
   }
   if (claims == 0)
     FAIL(

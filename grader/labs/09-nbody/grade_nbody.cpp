@@ -16,23 +16,9 @@ using cudalab::grade::base_seed;
 
 GRADED_CHECK("tiled kernel stages source bodies in shared memory", "[lab09][technique]", 10,
              Needs::host) {
-  std::string problem;
-  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
-                                                     "nbody_tiled_kernel", &problem);
+  const std::string problem = cudalab::grade::shared_tile_problem(
+      cudalab::grade::candidate_ptx(), "nbody_tiled_kernel", "each tile of source bodies");
   if (!problem.empty()) FAIL(problem);
-  for (const auto& k : kernels) {
-    const int stores = cudalab::grade::count_instructions(k.body, "st.shared");
-    const int loads = cudalab::grade::count_instructions(k.body, "ld.shared");
-    const int barriers = cudalab::grade::count_instructions(k.body, "bar.sync") +
-                         cudalab::grade::count_instructions(k.body, "barrier.sync");
-    CAPTURE(k.name, stores, loads, barriers);
-    if (stores == 0 || loads == 0 || barriers == 0)
-      FAIL("no shared-memory tile in nbody_tiled_kernel: its PTX has "
-           << stores << " st.shared, " << loads << " ld.shared and " << barriers
-           << " barrier instruction(s) (" << k.name
-           << "); each tile of source bodies must be stored to shared memory, synchronized, and "
-              "read back from there");
-  }
 }
 
 GRADED_CHECK("naive kernel: accelerations vs CPU reference", "[lab09][correctness]", 10,

@@ -22,26 +22,20 @@ using cudalab::grade::base_seed;
 using lab10::Kernel;
 
 GRADED_CHECK("fast kernel uses shared or constant memory", "[lab10][technique]", 10, Needs::host) {
-  std::string problem;
-  const auto kernels = cudalab::grade::kernels_named(cudalab::grade::candidate_ptx(),
-                                                     "conv_forward_fast_kernel", &problem);
+  using namespace cudalab::grade;
+  const std::string problem = technique_problem(
+      candidate_ptx(), "conv_forward_fast_kernel",
+      {kSharedStores, kSharedLoads, kBarriers, kConstantLoads},
+      [](const KernelInstructions& k) -> std::string {
+        if (has_shared_tile(k) || k["ld.const"] > 0) return "";
+        return "no shared or constant memory in conv_forward_fast_kernel (" + k.kernel +
+               "): its PTX has " + std::to_string(k["st.shared"]) + " st.shared, " +
+               std::to_string(k["ld.shared"]) + " ld.shared, " + std::to_string(k["barrier"]) +
+               " barrier(s) and " + std::to_string(k["ld.const"]) +
+               " ld.const; the optimised kernel must stage data in shared memory (stored, "
+               "synchronized, read back) or read the weights from a __constant__ buffer";
+      });
   if (!problem.empty()) FAIL(problem);
-  for (const auto& k : kernels) {
-    const int shared_loads = cudalab::grade::count_instructions(k.body, "ld.shared");
-    const int shared_stores = cudalab::grade::count_instructions(k.body, "st.shared");
-    const int barriers = cudalab::grade::count_instructions(k.body, "bar.sync") +
-                         cudalab::grade::count_instructions(k.body, "barrier.sync");
-    const int constant_loads = cudalab::grade::count_instructions(k.body, "ld.const");
-    CAPTURE(k.name, shared_loads, shared_stores, barriers, constant_loads);
-    const bool shared_tile = shared_loads > 0 && shared_stores > 0 && barriers > 0;
-    if (!shared_tile && constant_loads == 0)
-      FAIL("no shared or constant memory in conv_forward_fast_kernel (" + k.name +
-           "): its PTX has " + std::to_string(shared_stores) + " st.shared, " +
-           std::to_string(shared_loads) + " ld.shared, " + std::to_string(barriers) +
-           " barrier(s) and " + std::to_string(constant_loads) +
-           " ld.const; the optimised kernel must stage data in shared memory (stored, "
-           "synchronized, read back) or read the weights from a __constant__ buffer");
-  }
 }
 
 GRADED_CHECK("direct kernel: shapes (1 x 1 outputs, odd sizes, C = 1, K = 1 to 7), exact",
