@@ -142,21 +142,19 @@ function(cudalab_add_lab name)
     if(NOT variant MATCHES "^[a-z0-9]+(-[a-z0-9]+)*$" OR variant STREQUAL "answer")
       message(FATAL_ERROR "${patch}: a variant's name is lower-case words joined by '-' (not 'answer')")
     endif()
-    # Only the header's Base and Link lines matter to the build (cudalab-variant reads the rest);
-    # an edited variant re-runs the configure step, so a changed Base or Link is seen.
+    # Of the header, the build reads Base, Link and Run (cudalab-variant reads the rest); an
+    # edited variant re-runs the configure step, so a change to them is seen.
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${patch}")
-    file(STRINGS "${patch}" base_line REGEX "^Base: ")
+    file(STRINGS "${patch}" header REGEX "^(Base|Link|Run): ")
     set(base "${variants_dir}/answer.cu")
-    if(base_line MATCHES "^Base: skeleton")
+    if("${header}" MATCHES "(^|;)Base: skeleton")
       set(base "${interface_dir}/${ARG_SOURCE}")
     endif()
-    file(STRINGS "${patch}" link_line REGEX "^Link: rejected")
-    if(link_line)
+    if("${header}" MATCHES "(^|;)Link: rejected")
       list(APPEND link_rejected ${variant})
     endif()
     # A variant whose Run selects no performance check times nothing: its test may share the GPU.
-    file(STRINGS "${patch}" run_line REGEX "^Run: ")
-    if(run_line AND NOT run_line MATCHES "perf")
+    if("${header}" MATCHES "(^|;)Run: ([^;]*)" AND NOT CMAKE_MATCH_2 MATCHES "perf")
       list(APPEND untimed ${variant})
     endif()
     string(REPLACE "-" "_" role "${variant}")
