@@ -28,6 +28,8 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+constexpr const char* kKeys = "(Cause, Symptom, Fix, Base, Run, Link, Timeout, Expect, Points)";
+
 [[noreturn]] void fail_at(int line, const std::string& what) {
   throw VariantError("line " + std::to_string(line) + ": " + what);
 }
@@ -69,7 +71,7 @@ Expectation parse_expect(const std::string& value, int line) {
       fail_at(line, "Expect: after the check's name, only a /regular expression/");
     e.pattern = tail.substr(1, tail.size() - 2);
     try {
-      std::regex probe(e.pattern, std::regex::ECMAScript);
+      e.regex = std::regex(e.pattern, std::regex::ECMAScript);
     } catch (const std::regex_error& err) {
       fail_at(line, "Expect: bad regular expression /" + e.pattern + "/: " + err.what());
     }
@@ -109,9 +111,7 @@ std::string first_lines(const std::string& s, int n) {
   std::istringstream in(s);
   std::string line;
   int kept = 0;
-  while (std::getline(in, line) && kept < n) {
-    out += (kept++ ? "\n    " : "") + line;
-  }
+  while (kept < n && std::getline(in, line)) out += (kept++ ? "\n    " : "") + line;
   if (std::getline(in, line)) out += "\n    ...";
   return out.empty() ? "(no message)" : out;
 }
@@ -196,10 +196,7 @@ Variant parse_variant(const std::string& text, const std::string& name) {
     if (key.empty() || !std::all_of(key.begin(), key.end(), [](char c) {
           return std::isalpha(static_cast<unsigned char>(c));
         }))
-      fail_at(n,
-              "expected 'Key: value' (Cause, Symptom, Fix, Base, Run, Link, Timeout, Expect, "
-              "Points), got '" +
-                  l + "'");
+      fail_at(n, std::string("expected 'Key: value' ") + kKeys + ", got '" + l + "'");
     const std::string value = trim(l.substr(colon + 1));
     if (value.empty()) fail_at(n, key + ": no value");
     last = nullptr;
@@ -243,8 +240,7 @@ Variant parse_variant(const std::string& text, const std::string& name) {
     } else if (key == "Points") {
       v.points.push_back(parse_points(value, n));
     } else {
-      fail_at(n, "unknown key '" + key +
-                     "' (Cause, Symptom, Fix, Base, Run, Link, Timeout, Expect, Points)");
+      fail_at(n, "unknown key '" + key + "' " + kKeys);
     }
   }
   const int end = static_cast<int>(i) + 1;
@@ -328,11 +324,8 @@ Judgement judge(const Variant& v, const std::vector<CheckRecord>& checks) {
           j.violated.push_back(where + check + " was not run: Run does not select it");
         else
           j.unverifiable.push_back(check + " skipped: " + first_lines(c->message, 1));
-      } else if (!status_matches(e.status, c->status)) {
-        j.violated.push_back(check + ": expected " + describe(e) + ", seen " + seen);
-      } else if (!e.pattern.empty() &&
-                 !std::regex_search(flat(c->message),
-                                    std::regex(e.pattern, std::regex::ECMAScript))) {
+      } else if (!status_matches(e.status, c->status) ||
+                 (!e.pattern.empty() && !std::regex_search(flat(c->message), e.regex))) {
         j.violated.push_back(check + ": expected " + describe(e) + ", seen " + seen);
       } else {
         j.verified.push_back(check + ": " + describe(e));

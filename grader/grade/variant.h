@@ -17,6 +17,7 @@
 // a line starting with spaces continues the value above it.
 #pragma once
 
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct Expectation {
   Status status = Status::fail;
   std::string check;    // a check's name, '*' matching any text, or a tag such as "[technique]"
   std::string pattern;  // ECMAScript regular expression the message must contain; "" for any
+  std::regex regex;     // `pattern`, compiled once when the header is read
   int line = 0;         // in the header
 };
 

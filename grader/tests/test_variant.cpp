@@ -247,6 +247,18 @@ TEST_CASE("the plain answer must pass every check", "[variant]") {
   CHECK(partial.violated[0] == "check 'perf': expected pass, seen partial (2.5/5): r = 4.1");
 }
 
+TEST_CASE("a long grader message is cut after six lines, and says so", "[variant]") {
+  const Variant v = plain_answer_variant();
+  const auto seven = judge(v, {rec("a", "", 10, 0, "failed", "1\n2\n3\n4\n5\n6\n7")});
+  REQUIRE(seven.violated.size() == 1);
+  CHECK(seven.violated[0] ==
+        "check 'a': expected pass, seen failed (0/10): 1\n    2\n    3\n    4\n    5\n    6\n    "
+        "...");
+  const auto six = judge(v, {rec("a", "", 10, 0, "failed", "1\n2\n3\n4\n5\n6")});
+  REQUIRE(six.violated.size() == 1);
+  CHECK(six.violated[0].find("...") == std::string::npos);
+}
+
 TEST_CASE("a grading error is never the expected verdict unless named", "[variant]") {
   const Variant v =
       parse_variant("Cause: c\nSymptom: s\nFix: f\nExpect: fail \"x\"\n" + kDiff, "v");
