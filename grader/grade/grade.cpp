@@ -80,11 +80,15 @@ std::vector<LabEntry> read_manifest(const std::string& path) {
   return labs;
 }
 
+// A file in the build folder, where the lab manifest is.
+std::string beside_manifest(const Options& o, const std::string& name) {
+  return o.manifest.substr(0, o.manifest.find_last_of('/') + 1) + name;
+}
+
 // The variants manifest the build writes beside the lab manifest: one line per variant,
 // lab id <tab> variant <tab> grader <tab> link check.
 LabEntry variant_entry(const LabEntry& lab, const Options& o) {
-  const std::string path =
-      o.manifest.substr(0, o.manifest.find_last_of('/') + 1) + "cudalab-variants.tsv";
+  const std::string path = beside_manifest(o, "cudalab-variants.tsv");
   std::ifstream in(path);
   if (!in)
     throw std::runtime_error("no variants manifest at " + path + " (build the project first)");
@@ -166,9 +170,7 @@ Options parse(int argc, char** argv) {
   o.sanitize = r.count("no-sanitize") == 0;
   o.list = r.count("list") > 0;
   if (r.count("manifest")) o.manifest = r["manifest"].as<std::string>();
-  o.json = r.count("json")
-               ? r["json"].as<std::string>()
-               : o.manifest.substr(0, o.manifest.find_last_of('/') + 1) + "grade-report.json";
+  o.json = r.count("json") ? r["json"].as<std::string>() : beside_manifest(o, "grade-report.json");
   if (r.count("gradescope")) o.gradescope = r["gradescope"].as<std::string>();
   if (r.count("junit")) o.junit = r["junit"].as<std::string>();
   const std::string color = r["color"].as<std::string>();
@@ -350,7 +352,7 @@ void write_file(const std::string& path, const std::string& text) {
 void write_junit(const Options& o, const std::vector<LabEntry>& labs) {
   std::string ids;
   for (const auto& l : labs) ids += (ids.empty() ? "" : "|") + std::string("lab") + l.id;
-  const std::string build_dir = o.manifest.substr(0, o.manifest.find_last_of('/'));
+  const std::string build_dir = beside_manifest(o, ".");
   const ProcessResult p = run_process(
       {"ctest", "--test-dir", build_dir, "-L",
        "^(" + ids + ")/" + (o.solutions ? "solution/" : "student/"), "--output-junit", o.junit},
