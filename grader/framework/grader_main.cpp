@@ -1,7 +1,18 @@
 // main() of every lab grader: Catch2's session plus a listener that turns each test case into a
 // graded-check record (see grading.h and record.h). Works with Catch2 v2 and v3.
+//
+// The records go to the grade command over the channel it hands down (CUDALAB_CHANNEL=K,R: read a
+// key from descriptor K, write records to descriptor R), taken by a constructor that runs before
+// any code of the student's file: a lab file may not have constructors with a priority (the
+// grade command's audit), and the variable is scrubbed from the environment, even from the
+// process's original environment block (/proc/self/environ). Each record starts with the key, so
+// a record written by anything but this listener does not count. Without the variable (ctest
+// runs the grader directly) no record is written and Catch2's exit code tells.
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <string>
 
 #if defined(CUDALAB_CATCH2_MAJOR) && CUDALAB_CATCH2_MAJOR >= 3
@@ -20,6 +31,47 @@ using ListenerBase = Catch::TestEventListenerBase;
 #include "record.h"
 
 namespace {
+
+struct Channel {
+  std::string key;
+  int fd = -1;
+};
+
+Channel& channel() {
+  static Channel c;
+  return c;
+}
+
+__attribute__((constructor(101))) void take_channel() {
+  char* value = std::getenv("CUDALAB_CHANNEL");
+  if (value == nullptr) return;
+  int key_fd = -1, record_fd = -1;
+  if (std::sscanf(value, "%d,%d", &key_fd, &record_fd) == 2 && key_fd >= 0 && record_fd >= 0) {
+    char key[64];
+    std::size_t got = 0;
+    while (got < 32) {
+      const ssize_t n = read(key_fd, key + got, 32 - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    close(key_fd);
+    if (got == 32) channel() = Channel{std::string(key, 32), record_fd};
+  }
+  std::memset(value, 'x', std::strlen(value));  // the original block, which /proc shows
+  unsetenv("CUDALAB_CHANNEL");
+}
+
+void send_record(const std::string& line) {
+  const Channel& c = channel();
+  if (c.fd < 0) return;
+  const std::string text = c.key + "\t" + line + "\n";
+  std::size_t sent = 0;
+  while (sent < text.size()) {
+    const ssize_t n = write(c.fd, text.data() + sent, text.size() - sent);
+    if (n <= 0) return;
+    sent += static_cast<std::size_t>(n);
+  }
+}
 
 using cudalab::grade::CheckRecord;
 using cudalab::grade::CheckState;
@@ -86,10 +138,7 @@ class GradeListener : public ListenerBase {
       r.status = s.credit >= 1.0 ? "passed" : (s.credit > 0.0 ? "partial" : "failed");
     }
     if (!s.notes.empty()) r.message += (r.message.empty() ? "" : "\n") + s.notes;
-    if (const char* path = std::getenv("CUDALAB_RESULTS")) {
-      std::ofstream out(path, std::ios::app);
-      out << cudalab::grade::format_record(r) << "\n";
-    }
+    send_record(cudalab::grade::format_record(r));
     ListenerBase::testCaseEnded(stats);
   }
 

@@ -4,6 +4,14 @@
 //
 // Each check runs in its own grader process with a time limit, so a crash or a hang costs that
 // check only. Labs come from the manifest the build writes (cudalab-labs.tsv).
+//
+// The verdict is made here, never in a process that runs the student's code (docs/grading.md,
+// "What the grader guarantees"): the checks and their points come from the solution's grader,
+// which has no student code; each check's record comes back over a pipe with a per-run key the
+// student's code cannot read (grader_main.cpp), exactly one per check; earned points are clamped
+// to the check's; each grader process runs in a sandbox (bubblewrap) and nothing it starts
+// outlives it; the report files are written here, last, by rename.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,6 +55,8 @@ struct Options {
   std::vector<std::string> sanitizers;  // run only these tools (empty: every tool of the lab)
   bool sanitize_anyway = false;         // run the sanitizers even when a correctness check failed
   std::string records;                  // also write the check records here
+  std::string sandbox = "auto";         // auto | on | off
+  Sandbox box;                          // made once per run
   std::uint64_t seed = kDefaultSeed;
   double timeout_s = 300;
   bool sanitize = true;
@@ -129,6 +139,8 @@ Options parse(int argc, char** argv) {
       ("records", "also write the check records (one line per check) here", value<std::string>())
       ("seed", "seed of the generated inputs (an instructor's secret seed)", value<std::string>())
       ("timeout", "seconds allowed per check", value<std::string>()->default_value("300"))
+      ("sandbox", "run each check in a bubblewrap sandbox: auto (when bwrap works here), on "
+       "(required) or off", value<std::string>()->default_value("auto"))
       ("no-sanitize", "skip the compute-sanitizer checks")
       ("json", "write the JSON report here (default: grade-report.json in the build folder)",
        value<std::string>())
@@ -168,6 +180,8 @@ Options parse(int argc, char** argv) {
   o.timeout_s = static_cast<double>(
       cudalab::parse_int_in_range(r["timeout"].as<std::string>(), "--timeout", 1, 86400));
   o.sanitize = r.count("no-sanitize") == 0;
+  o.sandbox =
+      cudalab::parse_choice(r["sandbox"].as<std::string>(), "--sandbox", {"auto", "on", "off"});
   o.list = r.count("list") > 0;
   if (r.count("manifest")) o.manifest = r["manifest"].as<std::string>();
   o.json = r.count("json") ? r["json"].as<std::string>() : beside_manifest(o, "grade-report.json");
@@ -216,14 +230,6 @@ std::string exact_spec(const std::string& name) {
   return out;
 }
 
-std::string temp_path() {
-  char tmpl[] = "/tmp/cudalab-grade-XXXXXX";
-  const int fd = mkstemp(tmpl);
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file");
-  close(fd);
-  return tmpl;
-}
-
 class Progress {
  public:
   explicit Progress(bool tty) : tty_(tty) {}
@@ -239,52 +245,137 @@ class Progress {
   bool tty_;
 };
 
-std::vector<std::string> grader_env(const Options& o, const std::string& results) {
-  return {"CUDALAB_RESULTS=" + results, "CUDALAB_SEED=" + std::to_string(o.seed)};
+std::vector<std::string> grader_env(const Options& o) {
+  return {"CUDALAB_SEED=" + std::to_string(o.seed)};
+}
+
+// 32 hex digits from the kernel's random source.
+std::string random_key() {
+  unsigned char bytes[16];
+  std::ifstream urandom("/dev/urandom", std::ios::binary);
+  if (!urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes))
+    throw std::runtime_error("cannot read /dev/urandom");
+  static const char* const hex = "0123456789abcdef";
+  std::string key;
+  for (const unsigned char b : bytes) key += {hex[b >> 4], hex[b & 15]};
+  return key;
+}
+
+struct ChannelRun {
+  ProcessResult process;
+  std::vector<CheckRecord> records;  // those that came with the key, in order
+  int foreign = 0;                   // lines on the channel without the key (or malformed)
+};
+
+// Runs a grader (or compute-sanitizer on one) in the sandbox with the record channel: a pipe
+// holding a fresh key, which the grader reads before any student code runs, and a pipe for the
+// records, each of which must start with that key.
+ChannelRun run_with_channel(const std::vector<std::string>& argv, std::vector<std::string> env,
+                            double timeout_s, const Options& o) {
+  const std::string key = random_key();
+  int key_fds[2], record_fds[2];
+  if (pipe2(key_fds, O_CLOEXEC) != 0 || pipe2(record_fds, O_CLOEXEC) != 0)
+    throw std::runtime_error("cannot create the record channel");
+  const bool sent = write(key_fds[1], key.data(), key.size()) == static_cast<ssize_t>(key.size());
+  close(key_fds[1]);
+  if (!sent) throw std::runtime_error("cannot write the record channel's key");
+  env.push_back("CUDALAB_CHANNEL=" + std::to_string(key_fds[0]) + "," +
+                std::to_string(record_fds[1]));
+  ProcessOptions options;
+  options.inherit = {key_fds[0], record_fds[1]};  // closed here by run_process
+  options.capture_fd = record_fds[0];
+  options.sandbox = o.box.prefix;
+  ChannelRun run;
+  try {
+    run.process = run_process(argv, env, timeout_s, options);
+  } catch (...) {
+    close(record_fds[0]);
+    throw;
+  }
+  close(record_fds[0]);
+  std::istringstream lines(run.process.captured);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.size() <= key.size() || line.compare(0, key.size(), key) != 0 ||
+        line[key.size()] != '\t') {
+      ++run.foreign;
+      continue;
+    }
+    try {
+      run.records.push_back(parse_record(line.substr(key.size() + 1)));
+    } catch (const std::exception&) {
+      ++run.foreign;
+    }
+  }
+  return run;
 }
 
 // The checks `spec` selects, in declaration order, without running them; throws when there are
-// none unless `allow_none`.
+// none unless `allow_none`. Call it on the solution's grader only: the list (and the points) must
+// not come from a process that runs the student's code.
 std::vector<CheckRecord> list_checks(const std::string& exe, const std::string& spec,
                                      const Options& o, bool allow_none = false) {
-  const std::string results = temp_path();
-  auto env = grader_env(o, results);
+  auto env = grader_env(o);
   env.push_back("CUDALAB_LIST_CHECKS=1");
   // Declaration order: the grade command relies on correctness checks coming before the timed
   // ones (Catch2 3.9 and later shuffle by default).
-  const ProcessResult p = run_process({exe, spec, "--order", "decl"}, env, 120);
-  auto records = read_records(results);
-  std::remove(results.c_str());
-  if (records.empty() && !allow_none)
+  const ChannelRun run = run_with_channel({exe, spec, "--order", "decl"}, env, 120, o);
+  if (run.records.empty() && !allow_none)
     throw std::runtime_error("could not list the checks of " + exe + " (" +
-                             describe_ending(p, 120) + "): " + last_lines(p.output, 3));
-  return records;
+                             describe_ending(run.process, 120) +
+                             "): " + last_lines(run.process.output, 3));
+  return run.records;
 }
 
-CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const Options& o) {
-  const std::string results = temp_path();
-  const ProcessResult p =
-      run_process({exe, exact_spec(listed.name)}, grader_env(o, results), o.timeout_s);
-  std::vector<CheckRecord> records;
-  try {
-    records = read_records(results);
-  } catch (const std::exception&) {
-  }
-  std::remove(results.c_str());
-  for (const auto& r : records)
-    if (r.name == listed.name) return r;
+CheckRecord failed_check(const CheckRecord& listed, const std::string& message) {
   CheckRecord r = listed;
   r.status = "failed";
-  r.message = "the grader process ended before the check finished (" +
-              describe_ending(p, o.timeout_s) + ")";
-  if (const std::string tail = last_lines(p.output, 5); !tail.empty()) r.message += ":\n" + tail;
+  r.earned = 0.0;
+  r.message = message;
   return r;
 }
 
-// `spec`: the checks to run under the tool ("" when none is selected).
+// The verdict of one check from what came back: exactly one keyed record, for this check, from a
+// grader that then exited normally. Its name, tags and points are the list's; earned points are
+// clamped to them and agree with the status.
+CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const Options& o) {
+  const ChannelRun run =
+      run_with_channel({exe, exact_spec(listed.name)}, grader_env(o), o.timeout_s, o);
+  const ProcessResult& p = run.process;
+  const std::string ending = describe_ending(p, o.timeout_s);
+  const std::string tail = last_lines(p.output, 5);
+  const std::string output = tail.empty() ? "" : ":\n" + tail;
+  if (run.foreign > 0)
+    return failed_check(listed, "the grader's record channel carried " +
+                                    std::to_string(run.foreign) +
+                                    " line(s) not written by the grader (forged records?)");
+  if (run.records.empty())
+    return failed_check(
+        listed, "the grader process ended before the check finished (" + ending + ")" + output);
+  if (run.records.size() > 1 || run.records.front().name != listed.name)
+    return failed_check(listed, "the grader sent " + std::to_string(run.records.size()) +
+                                    " record(s) for this check, not exactly one");
+  CheckRecord r = run.records.front();
+  r.name = listed.name;
+  r.tags = listed.tags;
+  r.points = listed.points;
+  if (r.status == "listed")
+    return failed_check(listed, "the grader listed the check instead of running it");
+  const bool counted = r.status == "passed" || r.status == "partial";
+  if (counted && (p.timed_out || p.signal != 0 || p.exit_code != 0))
+    return failed_check(listed, "the grader process did not end normally after the check (" +
+                                    ending + ")" + output);
+  r.earned = !counted               ? 0.0
+             : r.status == "passed" ? r.points
+                                    : std::clamp(r.earned, 0.0, static_cast<double>(r.points));
+  return r;
+}
+
+// `spec`: the checks to run under the tool ("" when none is selected), `expected` their names: each
+// must come back with a record, so that a grader that exits early under the tool does not pass.
 CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std::string& tool,
-                          const std::string& spec, bool correctness_passed,
-                          const GradeReport& report, const Options& o) {
+                          const std::string& spec, const std::vector<std::string>& expected,
+                          bool correctness_passed, const GradeReport& report, const Options& o) {
   CheckRecord r;
   r.name = "compute-sanitizer " + tool;
   r.tags = "[lab" + lab.id + "][sanitize]";
@@ -306,13 +397,39 @@ CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std
     r.status = "failed";
     r.message = "not run: the correctness checks must pass first";
   } else {
-    const ProcessResult p = run_process(
-        {sanitizer, "--tool", tool, "--error-exitcode", "86", exe, spec},
-        {"CUDALAB_GUARD_BYTES=0", "CUDALAB_SEED=" + std::to_string(o.seed)}, o.timeout_s * 4);
+    auto env = grader_env(o);
+    env.push_back("CUDALAB_GUARD_BYTES=0");
+    const ChannelRun run = run_with_channel(
+        {sanitizer, "--tool", tool, "--error-exitcode", "86", exe, spec}, env, o.timeout_s * 4, o);
+    const ProcessResult& p = run.process;
     // racecheck reports a missing barrier as a "Warning: Race reported", which leaves the exit
     // code at 0: any reported hazard fails the check.
     const bool hazards = p.exit_code != 0 || sanitizer_reported_hazards(p.output);
-    if (!hazards) {
+    std::string incomplete;
+    for (const std::string& name : expected) {
+      const auto n = std::count_if(run.records.begin(), run.records.end(),
+                                   [&](const CheckRecord& c) { return c.name == name; });
+      if (n != 1) {
+        incomplete = "check '" + name + "' " + (n == 0 ? "never finished" : "reported twice");
+        break;
+      }
+      const auto c = std::find_if(run.records.begin(), run.records.end(),
+                                  [&](const CheckRecord& x) { return x.name == name; });
+      if (c->status != "passed" && c->status != "partial" && c->status != "skipped") {
+        incomplete = "check '" + name + "' failed under the tool: " + last_lines(c->message, 2);
+        break;
+      }
+    }
+    if (incomplete.empty() && run.foreign > 0)
+      incomplete =
+          std::to_string(run.foreign) + " line(s) on the record channel not from the grader";
+    if (!hazards && !incomplete.empty()) {
+      r.status = "failed";
+      r.message = "under compute-sanitizer " + tool + ": " + incomplete + " (" +
+                  describe_ending(p, o.timeout_s * 4) + ")";
+      if (const std::string tail = last_lines(p.output, 4); !tail.empty())
+        r.message += ":\n" + tail;
+    } else if (!hazards) {
       r.status = "passed";
       r.earned = r.points;
       r.message = "no hazards reported";
@@ -343,10 +460,17 @@ std::string utc_now() {
   return buf;
 }
 
+// Written whole or not at all: into a temporary file beside it, then renamed over it.
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  out << text;
+  const std::string temp = path + ".partial-" + std::to_string(getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (!(out << text).flush()) throw std::runtime_error("cannot write " + temp);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    throw std::runtime_error("cannot write " + path);
+  }
 }
 
 void write_junit(const Options& o, const std::vector<LabEntry>& labs) {
@@ -360,14 +484,6 @@ void write_junit(const Options& o, const std::vector<LabEntry>& labs) {
   if (p.timed_out || p.signal != 0)
     throw std::runtime_error("ctest for JUnit failed: " + describe_ending(p, 3600));
   std::cout << "JUnit XML (via CTest): " << o.junit << "\n";
-}
-
-CheckRecord failed_check(const CheckRecord& listed, const std::string& message) {
-  CheckRecord r = listed;
-  r.status = "failed";
-  r.earned = 0.0;
-  r.message = message;
-  return r;
 }
 
 bool executable(const std::string& path) {
@@ -406,16 +522,20 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
       }
       return result;
     }
-    const auto listed = list_checks(exe, spec, o);
+    // The list and the points come from the solution's grader: a student's grader could list
+    // fewer checks (or none) when it is asked to list them.
+    const auto listed = list_checks(lab.solution_grader, spec, o);
     // --checks: the checks it selects run, the others are reported as skipped.
     std::set<std::string> selected;
-    for (const auto& c : o.checks.empty() ? listed : list_checks(exe, o.checks, o, true))
+    for (const auto& c :
+         o.checks.empty() ? listed : list_checks(lab.solution_grader, o.checks, o, true))
       selected.insert(c.name);
     if (selected.empty())
       throw std::runtime_error("--checks '" + o.checks + "' selects none of the lab's checks");
     // The sanitizers run the correctness checks but the [large] ones (racecheck on 2^26 elements
     // takes minutes); with --checks, those of them it selects, by name.
     std::string sanitizer_spec = o.checks.empty() ? "[correctness]~[large]" : "";
+    std::vector<std::string> sanitized;  // the names of the checks that spec selects
     const std::size_t total = listed.size() + lab.sanitizers.size();
     bool correctness_passed = true;
     for (std::size_t ci = 0; ci < listed.size(); ++ci) {
@@ -427,9 +547,12 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
         continue;
       }
       const std::string& tags = listed[ci].tags;
-      if (!o.checks.empty() && tags.find("[correctness]") != std::string::npos &&
-          tags.find("[large]") == std::string::npos)
-        sanitizer_spec += (sanitizer_spec.empty() ? "" : ",") + exact_spec(listed[ci].name);
+      if (tags.find("[correctness]") != std::string::npos &&
+          tags.find("[large]") == std::string::npos) {
+        sanitized.push_back(listed[ci].name);
+        if (!o.checks.empty())
+          sanitizer_spec += (sanitizer_spec.empty() ? "" : ",") + exact_spec(listed[ci].name);
+      }
       progress.show(where + ": check " + std::to_string(ci + 1) + " of " + std::to_string(total) +
                     ": " + listed[ci].name);
       const bool timed = listed[ci].tags.find("[perf]") != std::string::npos;
@@ -447,7 +570,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
     for (const auto& tool : lab.sanitizers) {
       progress.show(where + ": compute-sanitizer " + tool);
       result.checks.push_back(
-          run_sanitizer(lab, exe, tool, sanitizer_spec, correctness_passed, report, o));
+          run_sanitizer(lab, exe, tool, sanitizer_spec, sanitized, correctness_passed, report, o));
     }
   } catch (const std::exception& e) {
     CheckRecord c;
@@ -496,6 +619,13 @@ int grade(Options o) {
   if (!report.has_device)
     std::cout << "No CUDA device found (" << report.no_device_reason
               << "): host checks run, every GPU check is reported as SKIPPED.\n\n";
+  // The sandbox sees the repository, the build and the data read-only.
+  std::vector<std::string> visible{CUDALAB_SOURCE_DIR, beside_manifest(o, "")};
+  if (const char* data = std::getenv("CUDALAB_DATA_DIR"); data != nullptr && *data != '\0')
+    visible.push_back(std::filesystem::absolute(data).string());
+  o.box = make_sandbox(o.sandbox, visible);
+  report.sandbox = o.box.description;
+  std::cout << "Sandbox: " << o.box.description << "\n\n";
 
   Progress progress(isatty(STDERR_FILENO) != 0);
   for (std::size_t li = 0; li < labs.size(); ++li) {

@@ -1,5 +1,5 @@
 // Running a grader in a child process with a time limit, so that a crashed or hung kernel fails
-// one check instead of the whole grading run.
+// one check instead of the whole grading run; and the grader's sandbox (bubblewrap).
 #pragma once
 
 #include <string>
@@ -11,20 +11,48 @@ struct ProcessResult {
   int exit_code = -1;  // valid when !timed_out && signal == 0
   int signal = 0;      // the signal that ended it, 0 if it exited
   bool timed_out = false;
-  std::string output;  // stdout and stderr, interleaved
+  std::string output;    // stdout and stderr, interleaved
+  std::string captured;  // what the child wrote to ProcessOptions::capture_fd
   double seconds = 0.0;
 };
 
+struct ProcessOptions {
+  // Descriptors of this process the child inherits under the same numbers, closed here once it
+  // has them (the other descriptors it inherits are stdin, stdout and stderr only: open the
+  // rest with O_CLOEXEC).
+  std::vector<int> inherit;
+  // The read end of a pipe whose write end is in `inherit`: read while the child runs, into
+  // ProcessResult::captured.
+  int capture_fd = -1;
+  // Run inside this sandbox: the program prefixed by sandbox_command() (empty: unsandboxed).
+  std::vector<std::string> sandbox;
+};
+
 // Runs argv (argv[0] searched in PATH when it has no '/'), with `env` ("KEY=VALUE") added to this
-// process's environment. After `timeout_s` the child's whole process group is killed.
-// Throws std::runtime_error when the program cannot be started.
+// process's environment. The child gets its own process group; when it ends (or after
+// `timeout_s`, when it is killed) whatever it started is killed too: its process group, and any
+// process that left the group (this process is made a child subreaper, so orphans come back to
+// it). Throws std::runtime_error when the program cannot be started.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                          double timeout_s);
+                          double timeout_s, const ProcessOptions& options = {});
 
 // The last `n` non-empty lines of `text`, joined with '\n'.
 std::string last_lines(const std::string& text, int n);
 
 // "timed out after 60 s", "killed by signal 11 (Segmentation fault)", "exit code 3".
 std::string describe_ending(const ProcessResult& r, double timeout_s);
+
+// The sandbox a check runs in: bubblewrap (bwrap) with no network, its own PID, IPC and UTS
+// namespaces (nothing outlives the check), no capabilities, the system folders and `read_only`
+// read-only, a private /tmp of `tmp_mib` MiB, /dev with only the NVIDIA device nodes added.
+struct Sandbox {
+  std::vector<std::string> prefix;  // bwrap and its options; empty when unsandboxed
+  std::string description;          // "bubblewrap 0.8.0: ..." or "none: <why>"
+};
+
+// `mode`: "auto" (bubblewrap when it is installed and works here, else none), "on" (bubblewrap
+// or a std::runtime_error saying why not), "off".
+Sandbox make_sandbox(const std::string& mode, const std::vector<std::string>& read_only,
+                     int tmp_mib = 1024);
 
 }  // namespace cudalab::grade

@@ -100,6 +100,7 @@ std::string report_json(const GradeReport& r) {
   else
     w.null();
   if (!r.has_device) w.field("no_device_reason", r.no_device_reason);
+  w.field("sandbox", r.sandbox);
   w.field("points", r.points()).field("max_points", r.max_points()).field("failed", r.failed());
   w.key("labs").begin_array();
   for (const auto& lab : r.labs) {
@@ -210,6 +211,9 @@ std::string summary_table(const GradeReport& r, bool color) {
   char line[256];
   out << "Summary (" << r.target << ", seed " << r.seed << ", "
       << (r.has_device ? r.device_name : "NO GPU: " + r.no_device_reason) << ")\n";
+  if (r.sandbox.rfind("none", 0) == 0)
+    out << "  The checks ran UNSANDBOXED (" << r.sandbox.substr(r.sandbox.find(':') + 2)
+        << "): the student's code could reach everything this user can.\n";
   std::snprintf(line, sizeof line, "  %-4s %-24s %9s %7s %7s %8s %7s\n", "lab", "name", "points",
                 "passed", "failed", "partial", "skipped");
   out << line;

@@ -26,6 +26,7 @@ struct GradeReport {
   bool has_device = false;
   std::string device_name;  // "" without a device
   std::string no_device_reason;
+  std::string sandbox;  // what the checks ran in: "bubblewrap: ..." or "none: <why>"
   std::vector<LabResult> labs;
   double points() const;
   int max_points() const;

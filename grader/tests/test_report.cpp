@@ -1,10 +1,14 @@
 // The grade command's results (totals, JSON report, Gradescope file, console tables) and the child
 // process each lab's grader runs in.
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "cudalab/catch.h"
 #include "process.h"
@@ -328,4 +332,64 @@ TEST_CASE("describe_ending names how the child ended", "[grader][process]") {
     r.signal = SIGKILL;
     CHECK(describe_ending(r, 60) == "timed out after 60 s");
   }
+}
+
+TEST_CASE("run_process ends what the child left running, even outside its process group",
+          "[grader][process]") {
+  char marker[] = "/tmp/cudalab-stray-XXXXXX";
+  const int fd = mkstemp(marker);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::remove(marker);
+  // A detached process (its own session, so not in the child's group) that would write the
+  // marker after the child has exited, as a student's forked process rewriting a report would.
+  const std::string script = "setsid sh -c 'sleep 1; echo late > " + std::string(marker) +
+                             "' </dev/null >/dev/null 2>&1 & echo started";
+  const auto r = cudalab::grade::run_process({"sh", "-c", script}, {}, 10);
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.output, "started"));
+  CHECK(r.seconds < 1.0);  // not held up by the stray's open descriptors
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  CHECK(access(marker, F_OK) != 0);
+  std::remove(marker);
+}
+
+TEST_CASE("run_process hands descriptors down and reads a captured pipe", "[grader][process]") {
+  int fds[2];
+  REQUIRE(pipe2(fds, O_CLOEXEC) == 0);
+  cudalab::grade::ProcessOptions options;
+  options.inherit = {fds[1]};
+  options.capture_fd = fds[0];
+  const auto r = cudalab::grade::run_process(
+      {"sh", "-c", "echo record >&" + std::to_string(fds[1]) + "; echo out"}, {}, 10, options);
+  close(fds[0]);
+  CHECK(r.exit_code == 0);
+  CHECK(r.captured == "record\n");
+  CHECK(r.output == "out\n");
+}
+
+TEST_CASE("the sandbox: off when asked, and when bubblewrap works, no network and read-only files",
+          "[grader][process][sandbox]") {
+  CHECK(cudalab::grade::make_sandbox("off", {}).prefix.empty());
+  CHECK(contains(cudalab::grade::make_sandbox("off", {}).description, "none"));
+  const auto box = cudalab::grade::make_sandbox("auto", {"/tmp"});
+  if (box.prefix.empty()) {
+    WARN("no sandbox here: " << box.description);
+    return;
+  }
+  cudalab::grade::ProcessOptions options;
+  options.sandbox = box.prefix;
+  // Only the loopback device exists in the sandbox, and it is down.
+  const auto net = cudalab::grade::run_process(
+      {"sh", "-c", "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '"}, {}, 10, options);
+  CHECK(net.output == "lo\n");
+  const auto write = cudalab::grade::run_process(
+      {"sh", "-c", "touch /usr/cudalab-sandbox-probe 2>/dev/null || echo read-only"}, {}, 10,
+      options);
+  CHECK(write.output == "read-only\n");
+  // Its own PID namespace: the command is one of very few processes.
+  const auto pids =
+      cudalab::grade::run_process({"sh", "-c", "ls /proc | grep -c '^[0-9]'"}, {}, 10, options);
+  CAPTURE(pids.output);
+  CHECK(std::stoi(pids.output) <= 4);
 }
