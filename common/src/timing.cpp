@@ -44,18 +44,28 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
 
   for (int w = 0; w < options.warmup; ++w)
     for (const auto& launch : launches) launch(stream);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(options.fence ? cudaDeviceSynchronize() : cudaStreamSynchronize(stream));
 
+  using Clock = std::chrono::steady_clock;
   Event start, stop;
-  std::vector<std::vector<double>> samples(launches.size());
-  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::vector<double>> samples(launches.size()), fenced(launches.size());
+  const auto t0 = Clock::now();
   for (;;) {
     for (std::size_t i = 0; i < launches.size(); ++i) {
+      if (options.before_sample) options.before_sample(i, stream);
       if (flusher) flusher->flush(stream);
+      if (options.fence) CUDA_CHECK(cudaDeviceSynchronize());
+      const auto host_start = Clock::now();
       start.record(stream);
       launches[i](stream);
       stop.record(stream);
+      if (options.fence) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        fenced[i].push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - host_start).count());
+      }
       samples[i].push_back(stop.elapsed_since(start));
+      if (options.after_sample) options.after_sample(i, stream);
     }
     CUDA_CHECK(cudaGetLastError());
     const double elapsed =
@@ -68,6 +78,8 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
     result[i].median_ms = median(samples[i]);
     result[i].rse = relative_standard_error(samples[i]);
     result[i].samples_ms = std::move(samples[i]);
+    if (options.fence) result[i].median_fenced_ms = median(fenced[i]);
+    result[i].fenced_ms = std::move(fenced[i]);
   }
   return result;
 }

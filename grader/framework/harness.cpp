@@ -90,4 +90,17 @@ std::string check_unchanged(const CaseInfo& c, const GuardedBuffer<float>& in,
   return "";
 }
 
+std::string check_host_input_unchanged(const CaseInfo& c, const std::string& function,
+                                       const std::vector<float>& handed,
+                                       const std::vector<float>& original) {
+  std::size_t changed = 0, first = 0;
+  for (std::size_t i = 0; i < original.size() && i < handed.size(); ++i)
+    if (std::memcmp(&handed[i], &original[i], sizeof(float)) != 0 && changed++ == 0) first = i;
+  if (changed == 0 && handed.size() == original.size()) return "";
+  return c.header() + ": " + function + " wrote to its const host input (" +
+         std::to_string(changed) + " of " + std::to_string(original.size()) +
+         " elements changed, first at [" + std::to_string(first) +
+         "]); an input is read-only, even through a cast";
+}
+
 }  // namespace cudalab::grade

@@ -107,6 +107,12 @@ std::string check_cuda_errors(const CaseInfo& c);
 std::string check_output(const CaseInfo& c, const GuardedBuffer<float>& out,
                          const std::vector<double>& expected, Tolerance tol);
 
+// A host input handed to the candidate (`handed`, a copy of `original`) must come back unchanged:
+// "" or "<case>: <function> wrote to its const input (N of M elements changed, first at [i])".
+std::string check_host_input_unchanged(const CaseInfo& c, const std::string& function,
+                                       const std::vector<float>& handed,
+                                       const std::vector<float>& original);
+
 // Input checks: guards intact and contents identical to what was uploaded.
 std::string check_unchanged(const CaseInfo& c, const GuardedBuffer<float>& in,
                             const std::vector<float>& original);

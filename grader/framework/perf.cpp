@@ -1,9 +1,13 @@
 #include "perf.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
+#include "cudalab/device_buffer.h"
+#include "cudalab/device_data.h"
 #include "cudalab/device_info.h"
 #include "grading.h"
 #include "policy.h"
@@ -18,12 +22,100 @@ struct Measured {
   DeviceInfo device;
 };
 
-Measured measure_pair(const Launch& candidate, const Launch& reference, const Workload& work) {
+// The device's facts and copy bandwidth, measured once per process.
+const DeviceInfo& cached_device() {
+  static const DeviceInfo device = query_device(0, /*measure_copy=*/true);
+  return device;
+}
+
+// The device-side check of every timed output (TimedRunChecks::outputs).
+class OutputChecks {
+ public:
+  explicit OutputChecks(const TimedRunChecks& checks)
+      : checks_(checks), counters_(checks.outputs.size()) {
+    const cudalab::DeviceMismatches none{0, ~0ull};
+    for (std::size_t i = 0; i < counters_.size(); ++i)
+      CUDA_CHECK(cudaMemcpy(counters_.data() + i, &none, sizeof none, cudaMemcpyHostToDevice));
+  }
+
+  // Before the candidate's (launch 0) or the reference's (launch 1) sample.
+  void before(std::size_t launch, cudaStream_t s) {
+    if (launch == 0) ++sample_;
+    if (checks_.fresh_inputs) checks_.fresh_inputs(sample_, s);
+    for (const TimedOutput& o : checks_.outputs)
+      CUDA_CHECK(cudaMemsetAsync(launch == 0 ? o.candidate : o.reference, 0xFF, bytes(o), s));
+  }
+
+  // After the reference's sample: both outputs are there, from the same inputs.
+  void after(std::size_t launch, cudaStream_t s) {
+    if (launch != 1) return;
+    ++compared_;
+    for (std::size_t i = 0; i < checks_.outputs.size(); ++i) {
+      const TimedOutput& o = checks_.outputs[i];
+      if (o.exact)
+        cudalab::count_different_words_async(static_cast<const std::uint32_t*>(o.candidate),
+                                             static_cast<const std::uint32_t*>(o.reference),
+                                             o.count, counters_.data() + i, s);
+      else
+        cudalab::count_mismatches_async(static_cast<const float*>(o.candidate),
+                                        static_cast<const float*>(o.reference), o.count, o.tol,
+                                        counters_.data() + i, s);
+    }
+  }
+
+  // "" when every timed output matched the reference's.
+  std::string problem() const {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<cudalab::DeviceMismatches> found(counters_.size());
+    if (!found.empty())
+      CUDA_CHECK(cudaMemcpy(found.data(), counters_.data(), found.size() * sizeof found[0],
+                            cudaMemcpyDeviceToHost));
+    unsigned long long elements = 0;
+    for (const auto& f : found) elements += f.elements;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (found[i].elements == 0) continue;
+      // The values at the first difference, from the last sample's buffers.
+      const TimedOutput& o = checks_.outputs[i];
+      double got = std::nan(""), expected = std::nan("");
+      if (!o.exact) {
+        float g = 0, e = 0;
+        const std::size_t at = found[i].first * sizeof(float);
+        CUDA_CHECK(cudaMemcpy(&g, static_cast<const char*>(o.candidate) + at, sizeof g,
+                              cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&e, static_cast<const char*>(o.reference) + at, sizeof e,
+                              cudaMemcpyDeviceToHost));
+        if (!cudalab::within_tolerance(g, e, o.tol)) got = g, expected = e;
+      }
+      return timed_output_problem(elements, compared_, o.name, found[i].first, got, expected);
+    }
+    return "";
+  }
+
+ private:
+  static std::size_t bytes(const TimedOutput& o) { return o.count * 4; }
+
+  const TimedRunChecks& checks_;
+  cudalab::DeviceBuffer<cudalab::DeviceMismatches> counters_;
+  std::uint64_t sample_ = 0;
+  std::size_t compared_ = 0;
+};
+
+Measured measure_pair(const Launch& candidate, const Launch& reference, const Workload& work,
+                      OutputChecks* outputs) {
   Measured m;
-  m.device = query_device(0, /*measure_copy=*/true);
+  m.device = cached_device();
   Stream stream;
   TimingOptions options;
   options.flush_l2 = work.flush_l2;
+  options.fence = true;
+  if (outputs != nullptr) {
+    options.before_sample = [outputs](std::size_t launch, cudaStream_t s) {
+      outputs->before(launch, s);
+    };
+    options.after_sample = [outputs](std::size_t launch, cudaStream_t s) {
+      outputs->after(launch, s);
+    };
+  }
   auto t = time_interleaved({candidate, reference}, stream.get(), options);
   m.candidate = t[0];
   m.reference = t[1];
@@ -35,12 +127,68 @@ double gbs(double bytes, double ms) {
   return bytes / (ms * 1e-3) / 1e9;
 }
 
+constexpr double kImplausible = 1.5;
+
 }  // namespace
 
+std::string outside_stream_problem(double candidate_ms, double candidate_fenced_ms,
+                                   double reference_ms, double reference_fenced_ms) {
+  // The fenced time adds the launch and synchronisation overhead to the events' time; the
+  // reference shows how much that is here. Beyond it, with a margin for noise, the device was
+  // busy with something the events on the stream did not see.
+  const double overhead = std::max(0.0, reference_fenced_ms - reference_ms);
+  const double unseen = candidate_fenced_ms - candidate_ms - overhead;
+  if (unseen <= std::max(0.05, 0.15 * candidate_ms)) return "";
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "work launched outside the given stream: the timed call's work on `stream` took "
+                "%.4f ms, but the device (or the host) was busy for %.4f ms. Launch every kernel "
+                "and copy on the stream the function is given (not the default stream 0, not a "
+                "stream of your own), and do no work on the host.",
+                candidate_ms, candidate_fenced_ms - overhead);
+  return line;
+}
+
+std::string timed_output_problem(unsigned long long elements, std::size_t samples_compared,
+                                 const std::string& first_output, unsigned long long first_index,
+                                 double got, double expected) {
+  if (elements == 0) return "";
+  std::string text = "a timed run's output differs from the reference's on the same inputs: " +
+                     std::to_string(elements) + " element(s) over " +
+                     std::to_string(samples_compared) + " timed runs, the first at " +
+                     first_output + "[" + std::to_string(first_index) + "]";
+  if (!std::isnan(expected))
+    text += " (" + cudalab::format_value(got) + ", the reference gives " +
+            cudalab::format_value(expected) + ")";
+  return text +
+         ". Every timed call must do the whole work on the inputs it is given (they change "
+         "between runs) and write every output element.";
+}
+
+std::string implausible_problem(double gbs, double copy_gbs, double gflops, double peak_gflops) {
+  char line[300];
+  if (gbs > 0 && copy_gbs > 0 && gbs > kImplausible * copy_gbs) {
+    std::snprintf(line, sizeof line,
+                  "implausible: %.0f GB/s is more than %.1fx the measured copy bandwidth "
+                  "(%.0f GB/s); the timed calls cannot have done the work",
+                  gbs, kImplausible, copy_gbs);
+    return line;
+  }
+  if (gflops > 0 && peak_gflops > 0 && gflops > kImplausible * peak_gflops) {
+    std::snprintf(line, sizeof line,
+                  "implausible: %.0f GFLOP/s is more than %.1fx the FP32 peak (%.0f GFLOP/s); the "
+                  "timed calls cannot have done the work",
+                  gflops, kImplausible, peak_gflops);
+    return line;
+  }
+  return "";
+}
+
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
-                       const Workload& work) {
+                       const Workload& work, const TimedRunChecks& checks) {
   const LabPolicy& policy = lab_policy(lab);
-  const Measured m = measure_pair(candidate, reference, work);
+  OutputChecks outputs(checks);
+  const Measured m = measure_pair(candidate, reference, work, &outputs);
   const double credit = perf_credit(m.ratio, policy.r_full, policy.r_zero);
 
   measure("ratio", m.ratio);
@@ -89,6 +237,21 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
                   100.0 * gflops / m.device.fp32_peak_gflops, m.device.fp32_peak_gflops);
     say();
   }
+  measure("candidate_fenced_ms", m.candidate.median_fenced_ms);
+  if (const std::string p =
+          outside_stream_problem(m.candidate.median_ms, m.candidate.median_fenced_ms,
+                                 m.reference.median_ms, m.reference.median_fenced_ms);
+      !p.empty())
+    FAIL(p);
+  if (const std::string p = outputs.problem(); !p.empty()) FAIL(p);
+  if (const std::string p = implausible_problem(
+          // Only from DRAM (a cold L2) is the copy bandwidth a bound.
+          work.bytes > 0 && work.flush_l2 ? gbs(work.bytes, m.candidate.median_ms) : 0.0,
+          m.device.copy_bandwidth_gbs,
+          work.flops > 0 ? work.flops / (m.candidate.median_ms * 1e-3) / 1e9 : 0.0,
+          m.device.fp32_peak_gflops);
+      !p.empty())
+    FAIL(p);
   if (credit <= 0.0) {
     std::snprintf(line, sizeof line, "too slow: r = %.3f is at or above r_zero = %.2f", m.ratio,
                   policy.r_zero);
@@ -98,7 +261,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
 }
 
 void check_timing_harness(const Launch& reference, const Workload& work) {
-  const Measured m = measure_pair(reference, reference, work);
+  const Measured m = measure_pair(reference, reference, work, nullptr);
   measure("ratio", m.ratio);
   measure("reference_ms", m.reference.median_ms);
   char line[256];

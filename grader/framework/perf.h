@@ -1,10 +1,28 @@
 // The performance check: candidate and reference timed interleaved in this process on the same
 // stream (cudalab::time_interleaved), credit from the ratio of medians (policy.h), and the
 // roofline view recorded with the verdict.
+//
+// What is timed is what is checked (docs/grading.md, "What the grader guarantees"):
+//   - every sample is also timed device-wide (a device fence before and after it, on the host's
+//     clock): a candidate whose work is not all on the given stream (the legacy default stream, a
+//     stream of its own, a callback, the host) fails with "work launched outside the given
+//     stream";
+//   - with TimedRunChecks, every sample gets fresh inputs (the reference's sample that follows
+//     gets the same ones) and poisoned outputs, and every output of every candidate sample is
+//     compared on the device with the reference's on the same inputs: a candidate that skips work
+//     when timed, returns a cached result or computes part of the output fails;
+//   - a candidate faster than the hardware allows (more than 1.5x the measured copy bandwidth, or
+//     the FP32 peak) fails as implausible.
 #pragma once
 
-#include <string>
+#include <cuda_runtime.h>
 
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cudalab/compare.h"
 #include "cudalab/timing.h"
 
 namespace cudalab::grade {
@@ -16,10 +34,49 @@ struct Workload {
   bool flush_l2 = true;     // memory-bound work starts each sample with a cold L2
 };
 
+// One output of the timed call. The candidate's launch writes `candidate`, the reference's launch
+// writes `reference` (device buffers of `count` elements); both are filled with 0xFF bytes before
+// each sample and compared after every reference sample: floats within `tol` (NaN is the
+// sentinel, so an element left unwritten differs), or, with `exact`, as 32-bit words that must be
+// equal (integer outputs; `count` is then the number of 32-bit words).
+struct TimedOutput {
+  std::string name;  // "y", "levels", ... for the message
+  void* candidate = nullptr;
+  void* reference = nullptr;
+  std::size_t count = 0;
+  cudalab::Tolerance tol;
+  bool exact = false;
+};
+
+// What a lab adds so that the timed runs are checked runs.
+struct TimedRunChecks {
+  // Called before each sample of either launch, outside the timed interval, with the number of
+  // the candidate sample it belongs to (1, 2, ...; the reference's sample after the candidate's
+  // gets the same number): write inputs derived from `sample` alone, so both see the same data.
+  // Empty: the inputs stay as they are (the outputs are still poisoned and compared).
+  std::function<void(std::uint64_t sample, cudaStream_t)> fresh_inputs;
+  std::vector<TimedOutput> outputs;
+};
+
+// The message of a timed run whose outputs differed from the reference's: "" when `elements` is 0.
+// `first_output`/`first_index` locate the first difference, `got`/`expected` its values (from the
+// last sample, when it differed there; NaN otherwise).
+std::string timed_output_problem(unsigned long long elements, std::size_t samples_compared,
+                                 const std::string& first_output, unsigned long long first_index,
+                                 double got, double expected);
+
+// Fails the check when the candidate's device-wide time exceeds its time on the stream by more
+// than the reference's does, beyond noise (pure, for the host tests): "" or the message.
+std::string outside_stream_problem(double candidate_ms, double candidate_fenced_ms,
+                                   double reference_ms, double reference_fenced_ms);
+// "" or why a rate is beyond what the hardware does (1.5x the measured copy bandwidth, or the
+// FP32 peak).
+std::string implausible_problem(double gbs, double copy_gbs, double gflops, double peak_gflops);
+
 // Times both, records measurements, sets partial credit, and FAILs the check when the credit is
 // zero. Validate the candidate's output on this workload BEFORE calling (correctness first).
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
-                       const Workload& work);
+                       const Workload& work, const TimedRunChecks& checks = {});
 
 // The harness self-check: the reference against itself must give r in [0.9, 1.1].
 void check_timing_harness(const Launch& reference, const Workload& work);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cudalab/catch.h"
+#include "perf.h"
 #include "policy.h"
 
 using cudalab::grade::kLabPolicies;
@@ -51,4 +52,24 @@ TEST_CASE("every policy row has 1 <= r_full < r_zero", "[grader][policy]") {
 TEST_CASE("the self-check window is [0.9, 1.1]", "[grader][policy]") {
   CHECK(cudalab::grade::kSelfCheckLow == 0.9);
   CHECK(cudalab::grade::kSelfCheckHigh == 1.1);
+}
+
+TEST_CASE("work the stream's events do not see fails the performance check", "[grader][perf]") {
+  using cudalab::grade::outside_stream_problem;
+  // Reference: 1 ms on the stream, 1.02 ms device-wide (launch and sync overhead).
+  CHECK(outside_stream_problem(1.0, 1.02, 1.0, 1.02).empty());
+  CHECK(outside_stream_problem(2.0, 2.1, 1.0, 1.02).empty());  // within the margin
+  // A slow kernel on the legacy default stream: nothing on the given stream, 3 ms device-wide.
+  const std::string p = outside_stream_problem(0.01, 3.0, 1.0, 1.02);
+  CHECK(p.find("work launched outside the given stream") == 0);
+  CHECK(p.find("2.98") != std::string::npos);
+}
+
+TEST_CASE("a rate beyond the hardware is implausible", "[grader][perf]") {
+  using cudalab::grade::implausible_problem;
+  CHECK(implausible_problem(3000, 2600, 0, 60000).empty());  // 1.15x the copy rate: a real kernel
+  CHECK(implausible_problem(0, 2600, 50000, 60000).empty());
+  CHECK(implausible_problem(4000, 2600, 0, 60000).find("implausible: 4000 GB/s") == 0);
+  CHECK(implausible_problem(0, 2600, 95000, 60000).find("implausible: 95000 GFLOP/s") == 0);
+  CHECK(implausible_problem(0, 0, 0, 0).empty());  // nothing measured, nothing claimed
 }

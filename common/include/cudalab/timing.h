@@ -7,7 +7,14 @@
 //     hit all of them alike;
 //   - at least `min_samples`, then until every candidate's relative standard error is under
 //     `target_rse`, or `max_samples`, or `time_cap_s` of wall time;
-//   - the median reported.
+//   - the median reported;
+//   - with `fence` (the grader's timings), each sample also timed device-wide: the device idle
+//     before it, and the host's clock from before the launch to the end of a
+//     cudaDeviceSynchronize() after it, so that work launched on another stream, on the legacy
+//     default stream or on the host is seen (fenced_ms), whatever the events on `stream` say;
+//   - `before_sample` and `after_sample`, when set, are called before and after every sample,
+//     outside the timed interval (the grader gives the inputs fresh values and poisons the
+//     outputs before, and compares the outputs after).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -29,12 +36,18 @@ struct TimingOptions {
   double target_rse = 0.01;
   double time_cap_s = 10.0;
   bool flush_l2 = true;
+  bool fence = false;
+  std::function<void(std::size_t launch, cudaStream_t)> before_sample;
+  std::function<void(std::size_t launch, cudaStream_t)> after_sample;
 };
 
 struct Timing {
   std::vector<double> samples_ms;
   double median_ms = 0.0;
   double rse = 0.0;  // relative standard error of the mean of samples_ms
+  // With TimingOptions::fence: each sample's device-wide time, and their median.
+  std::vector<double> fenced_ms;
+  double median_fenced_ms = 0.0;
 };
 
 using Launch = std::function<void(cudaStream_t)>;

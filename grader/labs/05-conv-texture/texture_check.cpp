@@ -110,14 +110,19 @@ std::string run_conv_case(const ConvCase& c, const ConvVariant& v) {
   img.upload(c.img);
   mask.upload(c.mask);
   cudalab::Stream stream;
+  // The candidate gets a copy of the host image: the CPU reference reads the original.
+  std::vector<float> handed = c.img;
   try {
-    if (v.texture()) v.prepare(c.img.data(), c.w, c.h);
+    if (v.texture()) v.prepare(handed.data(), c.w, c.h);
     CUDA_CHECK(cudaDeviceSynchronize());  // the texels copied from pageable memory have landed
     v.run(img.data(), mask.data(), out.data(), c.w, c.h, c.radius, stream.get());
   } catch (const std::exception& e) {
     return info.header() + ": " + e.what();
   }
   if (std::string p = check_cuda_errors(info); !p.empty()) return p;
+  if (std::string p = check_host_input_unchanged(info, "prepare_texture", handed, c.img);
+      !p.empty())
+    return p;
   const std::vector<double> expected = conv2d_cpu(c.img, c.w, c.h, c.mask, c.radius);
   const cudalab::Tolerance tol = conv2d_tolerance(c.mask, max_abs(c.img));
   if (std::string p = out.check_guards(); !p.empty()) return info.header() + ": " + p;
@@ -135,14 +140,18 @@ std::string run_rotation_case(const RotationCase& c, const RotationVariant& v) {
                           " theta=" + std::to_string(c.theta()) + " rad"};
   GuardedBuffer<float> out("out", c.img.size());
   cudalab::Stream stream;
+  std::vector<float> handed = c.img;  // the candidate's copy; the CPU reference reads c.img
   try {
-    v.prepare(c.img.data(), c.w, c.h, c.mode);
+    v.prepare(handed.data(), c.w, c.h, c.mode);
     CUDA_CHECK(cudaDeviceSynchronize());
     v.run(out.data(), c.w, c.h, c.theta(), stream.get());
   } catch (const std::exception& e) {
     return info.header() + ": " + e.what();
   }
   if (std::string p = check_cuda_errors(info); !p.empty()) return p;
+  if (std::string p = check_host_input_unchanged(info, "prepare_rotation", handed, c.img);
+      !p.empty())
+    return p;
   if (std::string p = out.check_guards(); !p.empty()) return info.header() + ": " + p;
   const std::vector<double> expected = rotate_cpu(c.img, c.w, c.h, c.theta(), c.mode);
   const std::vector<double> bounds = rotation_bounds(c.img, c.w, c.h, c.theta(), c.mode);
@@ -158,7 +167,8 @@ ConvPerfCase::ConvPerfCase(int side, int radius)
 }
 
 cudalab::Launch ConvPerfCase::launch(const ConvVariant& v) {
-  if (v.texture()) v.prepare(data.img.data(), data.w, data.h);
+  std::vector<float> handed = data.img;  // the image stays the one validated
+  if (v.texture()) v.prepare(handed.data(), data.w, data.h);
   CUDA_CHECK(cudaDeviceSynchronize());
   return [this, run = v.run](cudaStream_t stream) {
     run(img.data(), mask.data(), out.data(), data.w, data.h, data.radius, stream);

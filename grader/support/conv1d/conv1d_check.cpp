@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "conv1d_cpu.h"
+#include "cudalab/device_data.h"
 #include "cudalab/random.h"
 #include "grading.h"
 #include "harness.h"
@@ -137,9 +138,28 @@ void grade_conv1d_performance(const std::string& lab, const Conv1dVariant& candi
   // Correctness first, on this very workload (it also warms the candidate up).
   if (const std::string p = run_case(perf.data, candidate); !p.empty())
     FAIL("not timed: the output must be correct first\n" + p);
+  // Every sample reads a fresh x (the same for the candidate's sample and the reference's after
+  // it); each writes its own y, and every timed y is compared with the reference's.
+  cudalab::DeviceBuffer<float> y_reference(PerfCase::kWidth);
+  const std::uint64_t seed = derive_seed(base_seed(), 501);
+  TimedRunChecks checks;
+  checks.fresh_inputs = [&](std::uint64_t sample, cudaStream_t s) {
+    cudalab::fill_uniform_async(perf.x.data(), PerfCase::kWidth, derive_seed(seed, sample), -1.0f,
+                                1.0f, s);
+  };
+  checks.outputs = {{"y", perf.y.data(), y_reference.data(), PerfCase::kWidth,
+                     conv1d_tolerance(PerfCase::kMaskWidth, max_abs(perf.data.mask), 1.0)}};
   // launch() prepares each variant once; candidate and reference keep separate state (their
   // __constant__ symbols live in different namespaces), so interleaving their runs is safe.
-  grade_performance(lab, perf.launch(candidate), perf.launch(reference), PerfCase::workload());
+  const cudalab::Launch reference_launch = [&, run = reference.run](cudaStream_t stream) {
+    run({perf.x.data(), perf.mask.data(), y_reference.data(), PerfCase::kWidth,
+         PerfCase::kMaskWidth},
+        stream);
+  };
+  const cudalab::Launch candidate_launch = perf.launch(candidate);
+  if (reference.prepare) reference.prepare(perf.data.mask);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  grade_performance(lab, candidate_launch, reference_launch, PerfCase::workload(), checks);
 }
 
 }  // namespace conv1d
