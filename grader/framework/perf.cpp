@@ -32,10 +32,15 @@ const DeviceInfo& cached_device() {
 class OutputChecks {
  public:
   explicit OutputChecks(const TimedRunChecks& checks)
-      : checks_(checks), counters_(checks.outputs.size()) {
+      : checks_(checks), counters_(checks.outputs.size() + checks.unchanged.size()) {
     const cudalab::DeviceMismatches none{0, ~0ull};
     for (std::size_t i = 0; i < counters_.size(); ++i)
       CUDA_CHECK(cudaMemcpy(counters_.data() + i, &none, sizeof none, cudaMemcpyHostToDevice));
+    for (const auto& r : checks.unchanged) {
+      copies_.emplace_back(r.bytes / 4);
+      CUDA_CHECK(
+          cudaMemcpy(copies_.back().data(), r.data, r.bytes / 4 * 4, cudaMemcpyDeviceToDevice));
+    }
   }
 
   // Before the candidate's (launch 0) or the reference's (launch 1) sample.
@@ -43,7 +48,7 @@ class OutputChecks {
     if (launch == 0) ++sample_;
     if (checks_.fresh_inputs) checks_.fresh_inputs(sample_, s);
     for (const TimedOutput& o : checks_.outputs)
-      CUDA_CHECK(cudaMemsetAsync(launch == 0 ? o.candidate : o.reference, 0xFF, bytes(o), s));
+      CUDA_CHECK(cudaMemsetAsync(launch == 0 ? o.candidate : o.reference, o.poison, bytes(o), s));
   }
 
   // After the reference's sample: both outputs are there, from the same inputs.
@@ -63,16 +68,28 @@ class OutputChecks {
     }
   }
 
-  // "" when every timed output matched the reference's.
-  std::string problem() const {
+  // "" when every timed output matched the reference's and the fixed inputs are unchanged.
+  std::string problem() {
+    const std::size_t outputs = checks_.outputs.size();
+    for (std::size_t i = 0; i < checks_.unchanged.size(); ++i)
+      cudalab::count_different_words_async(
+          static_cast<const std::uint32_t*>(checks_.unchanged[i].data), copies_[i].data(),
+          copies_[i].size(), counters_.data() + outputs + i, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<cudalab::DeviceMismatches> found(counters_.size());
     if (!found.empty())
       CUDA_CHECK(cudaMemcpy(found.data(), counters_.data(), found.size() * sizeof found[0],
                             cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < checks_.unchanged.size(); ++i)
+      if (found[outputs + i].elements > 0)
+        return "the input " + checks_.unchanged[i].name + " changed during the timed runs (" +
+               std::to_string(found[outputs + i].elements) + " of " +
+               std::to_string(copies_[i].size()) + " 32-bit words, the first at word " +
+               std::to_string(found[outputs + i].first) +
+               "): a const input is read-only, even through a cast.";
     unsigned long long elements = 0;
-    for (const auto& f : found) elements += f.elements;
-    for (std::size_t i = 0; i < found.size(); ++i) {
+    for (std::size_t i = 0; i < outputs; ++i) elements += found[i].elements;
+    for (std::size_t i = 0; i < outputs; ++i) {
       if (found[i].elements == 0) continue;
       // The values at the first difference, from the last sample's buffers.
       const TimedOutput& o = checks_.outputs[i];
@@ -96,6 +113,7 @@ class OutputChecks {
 
   const TimedRunChecks& checks_;
   cudalab::DeviceBuffer<cudalab::DeviceMismatches> counters_;
+  std::vector<cudalab::DeviceBuffer<std::uint32_t>> copies_;  // of checks_.unchanged
   std::uint64_t sample_ = 0;
   std::size_t compared_ = 0;
 };

@@ -35,8 +35,8 @@ struct Workload {
 };
 
 // One output of the timed call. The candidate's launch writes `candidate`, the reference's launch
-// writes `reference` (device buffers of `count` elements); both are filled with 0xFF bytes before
-// each sample and compared after every reference sample: floats within `tol` (NaN is the
+// writes `reference` (device buffers of `count` elements); both are filled with `poison` bytes
+// before each sample and compared after every reference sample: floats within `tol` (NaN is the
 // sentinel, so an element left unwritten differs), or, with `exact`, as 32-bit words that must be
 // equal (integer outputs; `count` is then the number of 32-bit words).
 struct TimedOutput {
@@ -46,6 +46,9 @@ struct TimedOutput {
   std::size_t count = 0;
   cudalab::Tolerance tol;
   bool exact = false;
+  // 0xFF: NaN, or -1 for integers. An integer output that may legitimately hold -1 needs a value
+  // it never holds (lab 08's depths: 0x7E7E7E7E), or an element left unwritten would pass.
+  unsigned char poison = 0xFF;
 };
 
 // What a lab adds so that the timed runs are checked runs.
@@ -56,6 +59,15 @@ struct TimedRunChecks {
   // Empty: the inputs stay as they are (the outputs are still poisoned and compared).
   std::function<void(std::uint64_t sample, cudaStream_t)> fresh_inputs;
   std::vector<TimedOutput> outputs;
+  // Device inputs that stay the same through the timing (a matrix, an image, weights): copied
+  // before the first sample and compared byte for byte after the last, so that a candidate cannot
+  // change what the reference reads (e.g. zero a const input, then "match" the reference's zeros).
+  struct Region {
+    std::string name;
+    const void* data = nullptr;
+    std::size_t bytes = 0;  // a multiple of 4
+  };
+  std::vector<Region> unchanged;
 };
 
 // The message of a timed run whose outputs differed from the reference's: "" when `elements` is 0.

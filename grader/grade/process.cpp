@@ -107,6 +107,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     setrlimit(RLIMIT_CORE, &no_core);
     const rlimit fsize{rlim_t{1} << 30, rlim_t{1} << 30};
     setrlimit(RLIMIT_FSIZE, &fsize);
+    if (options.data_limit_bytes > 0) {
+      const rlimit data{options.data_limit_bytes, options.data_limit_bytes};
+      setrlimit(RLIMIT_DATA, &data);
+    }
     for (const auto& kv : env) putenv(const_cast<char*>(kv.c_str()));
     std::vector<char*> args;
     for (const auto& a : command) args.push_back(const_cast<char*>(a.c_str()));

@@ -2,6 +2,7 @@
 // one check instead of the whole grading run; and the grader's sandbox (bubblewrap).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct ProcessOptions {
   int capture_fd = -1;
   // Run inside this sandbox: the program prefixed by sandbox_command() (empty: unsandboxed).
   std::vector<std::string> sandbox;
+  // RLIMIT_DATA of the child, in bytes (0: none): its heap and private writable mappings. The
+  // address space (RLIMIT_AS) is left alone: the CUDA driver reserves far more than it uses.
+  std::size_t data_limit_bytes = 0;
 };
 
 // Runs argv (argv[0] searched in PATH when it has no '/'), with `env` ("KEY=VALUE") added to this

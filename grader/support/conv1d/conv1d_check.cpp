@@ -149,6 +149,7 @@ void grade_conv1d_performance(const std::string& lab, const Conv1dVariant& candi
   };
   checks.outputs = {{"y", perf.y.data(), y_reference.data(), PerfCase::kWidth,
                      conv1d_tolerance(PerfCase::kMaskWidth, max_abs(perf.data.mask), 1.0)}};
+  checks.unchanged = {{"mask", perf.mask.data(), PerfCase::kMaskWidth * sizeof(float)}};
   // launch() prepares each variant once; candidate and reference keep separate state (their
   // __constant__ symbols live in different namespaces), so interleaving their runs is safe.
   const cudalab::Launch reference_launch = [&, run = reference.run](cudaStream_t stream) {
