@@ -1,6 +1,7 @@
 // The grading policy: performance credit from a time ratio, and the per-lab thresholds table.
 #include <limits>
 #include <stdexcept>
+#include <cmath>
 #include <string>
 
 #include "cudalab/catch.h"
@@ -72,4 +73,17 @@ TEST_CASE("a rate beyond the hardware is implausible", "[grader][perf]") {
   CHECK(implausible_problem(4000, 2600, 0, 60000).find("implausible: 4000 GB/s") == 0);
   CHECK(implausible_problem(0, 2600, 95000, 60000).find("implausible: 95000 GFLOP/s") == 0);
   CHECK(implausible_problem(0, 0, 0, 0).empty());  // nothing measured, nothing claimed
+}
+
+TEST_CASE("a timed output that differs from the reference's is named with its first difference",
+          "[grader][perf]") {
+  using cudalab::grade::timed_output_problem;
+  CHECK(timed_output_problem(0, 20, "y", 0, 0.0, 0.0).empty());
+  const std::string p = timed_output_problem(4096, 20, "y", 17, std::nan(""), 0.25);
+  CHECK(p.find("a timed run's output differs from the reference's on the same inputs") == 0);
+  CHECK(p.find("4096 element(s) over 20 timed runs, the first at y[17] (nan, the reference "
+               "gives 0.25)") != std::string::npos);
+  // Exact outputs (and differences the last sample no longer shows) give no values.
+  CHECK(timed_output_problem(3, 20, "levels", 5, std::nan(""), std::nan(""))
+            .find("the first at levels[5]. Every timed call") != std::string::npos);
 }
