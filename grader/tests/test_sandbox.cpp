@@ -1,0 +1,85 @@
+// The sandbox each check runs in (grader/grade/process.h, make_sandbox): what a process inside it
+// can and cannot reach. Runs where bubblewrap works (CI installs it); elsewhere it says why not.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cudalab/catch.h"
+#include "process.h"
+
+namespace {
+
+using cudalab::grade::make_sandbox;
+using cudalab::grade::ProcessOptions;
+using cudalab::grade::ProcessResult;
+using cudalab::grade::run_process;
+using cudalab::grade::Sandbox;
+
+ProcessResult in_sandbox(const Sandbox& box, const std::string& script) {
+  ProcessOptions options;
+  options.sandbox = box.prefix;
+  return run_process({"/bin/sh", "-c", script}, {}, 30, options);
+}
+
+}  // namespace
+
+TEST_CASE("the sandbox: read-only repository, private /tmp, own PID namespace, no network",
+          "[grader][sandbox]") {
+  namespace fs = std::filesystem;
+  const fs::path shared = fs::temp_directory_path() / ("cudalab-sandbox-" + std::to_string(getpid()));
+  fs::create_directories(shared);
+  std::ofstream(shared / "file") << "original\n";
+  Sandbox box;
+  try {
+    box = make_sandbox("auto", {shared.string()});
+  } catch (const std::exception& e) {
+    FAIL(e.what());
+  }
+  if (box.prefix.empty()) {
+    WARN("not tested here: " + box.description);
+    fs::remove_all(shared);
+    return;
+  }
+  CHECK(box.description.rfind("bubblewrap: no network, own PID namespace", 0) == 0);
+
+  // The shared folder is visible, and read-only.
+  const ProcessResult read = in_sandbox(box, "cat '" + (shared / "file").string() + "'");
+  CHECK(read.exit_code == 0);
+  CHECK(read.output == "original\n");
+  const ProcessResult write =
+      in_sandbox(box, "echo forged > '" + (shared / "file").string() + "'");
+  CHECK(write.exit_code != 0);
+  std::ifstream after(shared / "file");
+  std::string line;
+  std::getline(after, line);
+  CHECK(line == "original");
+
+  // /tmp is its own, writable, and gone afterwards.
+  const std::string probe = "cudalab-sandbox-probe-" + std::to_string(getpid());
+  CHECK(in_sandbox(box, "echo x > /tmp/" + probe + " && cat /tmp/" + probe).output == "x\n");
+  CHECK(!fs::exists(fs::path("/tmp") / probe));
+
+  // Its own PID namespace: bubblewrap is process 1, the command process 2.
+  CHECK(in_sandbox(box, "echo $$").output == "2\n");
+
+  // No network: the loopback interface only.
+  const ProcessResult net = in_sandbox(box, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
+  CHECK(net.exit_code == 0);
+  CHECK(net.output == "lo\n");
+  fs::remove_all(shared);
+}
+
+TEST_CASE("the sandbox modes: off says so, on refuses to run without it", "[grader][sandbox]") {
+  CHECK(make_sandbox("off", {}).description == "none: disabled by --sandbox off");
+  CHECK(make_sandbox("off", {}).prefix.empty());
+  const Sandbox automatic = make_sandbox("auto", {});
+  if (automatic.prefix.empty()) {
+    CHECK(automatic.description.rfind("none: ", 0) == 0);
+    CHECK_THROWS_WITH(make_sandbox("on", {}), Catch::Contains("--sandbox on: "));
+  } else {
+    CHECK_NOTHROW(make_sandbox("on", {}));
+  }
+}
