@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 
 #include "conv2d_cpu.h"
 #include "cudalab/random.h"
@@ -92,6 +93,23 @@ FloatCase random_float_case(const std::string& name, int w, int h, int channels,
           seed,
           false};
 }
+
+// set_mask gets a private copy of the host mask, compared with the original afterwards: a
+// set_mask that wrote through its const pointer would otherwise change the mask the CPU
+// reference reads (and every later case's). "" or the problem.
+std::string set_mask_from_copy(const Conv2dVariant& v, const std::vector<float>& mask,
+                               int mask_width, const CaseInfo& info) {
+  std::vector<float> handed = mask;
+  v.set_mask(handed.data(), mask_width);
+  CUDA_CHECK(cudaDeviceSynchronize());  // the mask copied from pageable memory has landed
+  return check_host_input_unchanged(info, "set_mask", handed, mask);
+}
+
+// Thrown by PerfCase::launch when set_mask wrote to its host mask; the message says so.
+class HostInputWritten : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Exact comparison of 8-bit outputs: "" or a report of the first 10 differences.
 std::string compare_bytes(const std::vector<std::uint8_t>& got,
@@ -280,13 +298,15 @@ std::string run_case(const FloatCase& c, const Conv2dVariant& v) {
   GuardedBuffer<float> in("in", c.image.size()), out("out", c.image.size());
   in.upload(c.image);
   cudalab::Stream stream;
+  std::string mask_problem;
   try {
-    v.set_mask(c.mask.data(), c.mask_width);
-    CUDA_CHECK(cudaDeviceSynchronize());  // the mask copied from pageable memory has landed
-    v.conv2d(in.data(), out.data(), c.width, c.height, c.channels, stream.get());
+    mask_problem = set_mask_from_copy(v, c.mask, c.mask_width, info);
+    if (mask_problem.empty())
+      v.conv2d(in.data(), out.data(), c.width, c.height, c.channels, stream.get());
   } catch (const std::exception& e) {
     return info.header() + ": threw " + e.what();
   }
+  if (!mask_problem.empty()) return mask_problem;
   if (std::string p = check_cuda_errors(info); !p.empty()) return p;
   if (std::string p = out.check_guards(); !p.empty()) return info.header() + ": " + p;
   const std::vector<double> expected =
@@ -311,13 +331,16 @@ std::string run_case(const ByteCase& c, const Conv2dVariant& v) {
   cudalab::Stream stream;
   for (const int fill : {0xFF, 0x00}) {
     CUDA_CHECK(cudaMemset(out.data(), fill, out.size()));
+    std::string mask_problem;
     try {
-      v.set_mask(c.mask.data(), c.mask_width);
-      CUDA_CHECK(cudaDeviceSynchronize());  // the fill and the mask have landed
-      v.conv2d_8bit(in.data(), out.data(), c.width, c.height, c.channels, stream.get());
+      // Synchronizes: the fill and the mask have landed.
+      mask_problem = set_mask_from_copy(v, c.mask, c.mask_width, info);
+      if (mask_problem.empty())
+        v.conv2d_8bit(in.data(), out.data(), c.width, c.height, c.channels, stream.get());
     } catch (const std::exception& e) {
       return info.header() + ": threw " + e.what();
     }
+    if (!mask_problem.empty()) return mask_problem;
     if (std::string p = check_cuda_errors(info); !p.empty()) return p;
     if (std::string p = out.check_guards(); !p.empty()) return info.header() + ": " + p;
     if (std::string p = compare_bytes(out.download(), expected, c.width, c.channels); !p.empty())
@@ -348,10 +371,16 @@ PerfCase::PerfCase(std::uint64_t seed, int side_, int mask_width_, int channels_
 }
 
 cudalab::Launch PerfCase::launch(const Conv2dVariant& v) {
-  v.set_mask(mask.data(), mask_width);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return [this, run = v.conv2d](cudaStream_t stream) {
-    run(in.data(), out.data(), side, side, channels, stream);
+  return launch(v, out.data());
+}
+
+cudalab::Launch PerfCase::launch(const Conv2dVariant& v, float* output) {
+  const CaseInfo info =
+      info_of(v.name, "performance case", base_seed(), side, side, channels, mask_width);
+  if (std::string p = set_mask_from_copy(v, mask, mask_width, info); !p.empty())
+    throw HostInputWritten(p);
+  return [this, output, run = v.conv2d](cudaStream_t stream) {
+    run(in.data(), output, side, side, channels, stream);
   };
 }
 
@@ -374,6 +403,8 @@ std::string PerfCase::validate(const Conv2dVariant& v) {
   CUDA_CHECK(cudaDeviceSynchronize());
   try {
     launch(v)(stream.get());
+  } catch (const HostInputWritten& e) {
+    return e.what();
   } catch (const std::exception& e) {
     return info.header() + ": threw " + e.what();
   }

@@ -71,9 +71,10 @@ std::vector<FloatCase> large_cases(std::uint64_t seed);
 std::vector<ByteCase> photo_cases(std::vector<std::string>* missing);
 std::string data_dir();
 
-// "" when the output is right, inputs unchanged, guards intact and no CUDA error; otherwise the
-// problem, naming the case. 8-bit outputs run twice, the output first filled with 0xFF then with
-// 0x00, so an unwritten pixel cannot pass as a right 255 or 0.
+// "" when the output is right, inputs unchanged (the host mask too: set_mask gets a copy, compared
+// with the original afterwards), guards intact and no CUDA error; otherwise the problem, naming
+// the case. 8-bit outputs run twice, the output first filled with 0xFF then with 0x00, so an
+// unwritten pixel cannot pass as a right 255 or 0.
 std::string run_case(const FloatCase& c, const Conv2dVariant& v);
 std::string run_case(const ByteCase& c, const Conv2dVariant& v);
 // Runs every case and FAILs the current check with the first three problems.
@@ -89,8 +90,11 @@ struct PerfCase {
   int side, mask_width, channels;
   std::vector<float> host_image, mask;
   cudalab::DeviceBuffer<float> in, out;
-  // Sets the variant's mask (untimed) and returns its launch.
+  // Sets the variant's mask (untimed, from a private copy of `mask`; throws std::runtime_error
+  // when set_mask wrote to it) and returns its launch, which reads `in` and writes `output`
+  // (`out` by default).
   cudalab::Launch launch(const Conv2dVariant& v);
+  cudalab::Launch launch(const Conv2dVariant& v, float* output);
   cudalab::grade::Workload workload() const;
   // The candidate's output on this workload checked against the CPU reference on a band of rows
   // at the top, middle and bottom (the whole image would take seconds on the CPU): "" or why.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "cudalab/random.h"
 #include "harness.h"
@@ -167,11 +168,21 @@ ConvPerfCase::ConvPerfCase(int side, int radius)
 }
 
 cudalab::Launch ConvPerfCase::launch(const ConvVariant& v) {
+  return launch(v, out.data());
+}
+
+cudalab::Launch ConvPerfCase::launch(const ConvVariant& v, float* output) {
   std::vector<float> handed = data.img;  // the image stays the one validated
   if (v.texture()) v.prepare(handed.data(), data.w, data.h);
   CUDA_CHECK(cudaDeviceSynchronize());
-  return [this, run = v.run](cudaStream_t stream) {
-    run(img.data(), mask.data(), out.data(), data.w, data.h, data.radius, stream);
+  const CaseInfo info{v.name + " convolution, " + data.name, 0,
+                      "w=" + std::to_string(data.w) + " h=" + std::to_string(data.h) +
+                          " radius=" + std::to_string(data.radius)};
+  if (std::string p = check_host_input_unchanged(info, "prepare_texture", handed, data.img);
+      !p.empty())
+    throw std::runtime_error(p);
+  return [this, output, run = v.run](cudaStream_t stream) {
+    run(img.data(), mask.data(), output, data.w, data.h, data.radius, stream);
   };
 }
 

@@ -79,8 +79,11 @@ struct ConvPerfCase {
   explicit ConvPerfCase(int side = kSide, int radius = kRadius);
   ConvCase data;
   cudalab::DeviceBuffer<float> img, mask, out;
-  // Loads the texture (untimed) if the variant has one, then returns its launch.
+  // Loads the texture (untimed) if the variant has one, from a private copy of the image
+  // (throws std::runtime_error when prepare wrote to it), then returns its launch, which writes
+  // `output` (`out` by default).
   cudalab::Launch launch(const ConvVariant& v);
+  cudalab::Launch launch(const ConvVariant& v, float* output);
   cudalab::grade::Workload workload() const;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "cudalab/device_data.h"
 #include "cudalab/random.h"
 #include "grading.h"
 
@@ -98,7 +99,12 @@ ReversePerfCase::ReversePerfCase(std::uint64_t seed)
 }
 
 cudalab::Launch ReversePerfCase::launch(const ReverseVariant& v) {
-  return [this, run = v.run](cudaStream_t stream) { run(in.data(), out.data(), kN, 0, stream); };
+  return launch(v, out.data());
+}
+
+cudalab::Launch ReversePerfCase::launch(const ReverseVariant& v, int* output) {
+  return
+      [this, output, run = v.run](cudaStream_t stream) { run(in.data(), output, kN, 0, stream); };
 }
 
 Workload ReversePerfCase::workload() {
@@ -112,8 +118,22 @@ void grade_reverse_performance(const std::string& lab, const ReverseVariant& can
   // Correctness first, on this very workload (it also warms the candidate up).
   if (const std::string p = run_reverse_case(perf.data, candidate); !p.empty())
     FAIL("not timed: the output must be correct first\n" + p);
-  grade_performance(lab, perf.launch(candidate), perf.launch(reference),
-                    ReversePerfCase::workload());
+  // Every sample reads a fresh `in` (the same for the candidate's sample and the reference's
+  // after it) and each writes its own output, compared word for word with the other's after
+  // every sample. The reverse only moves 32-bit words, so seeded float bit patterns serve as the
+  // ints: finite floats in [-1, 1), never the sentinel -1 (all-ones bytes, a NaN).
+  cudalab::DeviceBuffer<int> out_reference(perf.out.size());
+  const std::uint64_t seed = derive_seed(base_seed(), 792);
+  TimedRunChecks checks;
+  checks.fresh_inputs = [&](std::uint64_t sample, cudaStream_t s) {
+    static_assert(sizeof(int) == sizeof(float));
+    cudalab::fill_uniform_async(reinterpret_cast<float*>(perf.in.data()), perf.in.size(),
+                                derive_seed(seed, sample), -1.0f, 1.0f, s);
+  };
+  checks.outputs = {{"out", perf.out.data(), out_reference.data(), perf.out.size(),
+                     cudalab::Tolerance{}, /*exact=*/true}};
+  grade_performance(lab, perf.launch(candidate), perf.launch(reference, out_reference.data()),
+                    ReversePerfCase::workload(), checks);
 }
 
 }  // namespace lab06

@@ -51,7 +51,9 @@ struct ReversePerfCase {
   explicit ReversePerfCase(std::uint64_t seed);
   ReverseCase data;
   cudalab::DeviceBuffer<int> in, out;
+  // The variant's launch on `in`, writing `output` (`out` by default).
   cudalab::Launch launch(const ReverseVariant& v);
+  cudalab::Launch launch(const ReverseVariant& v, int* output);
   static cudalab::grade::Workload workload();
 };
 

@@ -200,6 +200,41 @@ double spmv_effective_bytes(long long rows, long long cols, long long nnz) {
 // ---------------------------------------------------------------------------------------------
 // Device formats
 
+namespace {
+
+bool same_view(const CsrView& a, const CsrView& b) {
+  return a.rows == b.rows && a.cols == b.cols && a.nnz == b.nnz && a.row_ptr == b.row_ptr &&
+         a.col_idx == b.col_idx && a.val == b.val;
+}
+bool same_view(const EllView& a, const EllView& b) {
+  return a.rows == b.rows && a.cols == b.cols && a.width == b.width && a.col_idx == b.col_idx &&
+         a.val == b.val;
+}
+bool same_view(const CooView& a, const CooView& b) {
+  return a.rows == b.rows && a.cols == b.cols && a.nnz == b.nnz && a.row == b.row &&
+         a.col == b.col && a.val == b.val;
+}
+bool same_view(const HybView& a, const HybView& b) {
+  return same_view(a.ell, b.ell) && same_view(a.coo, b.coo);
+}
+
+// Calls f with a private copy of the view (a host struct passed by const reference): a function
+// that wrote through it (a const_cast) would otherwise change what every later call, the
+// reference's included, is given. "" or the problem.
+template <typename View>
+std::string call_with_copy(void (*f)(const View&, const float*, float*, cudaStream_t),
+                           const char* function, const View& view, const float* x, float* y,
+                           cudaStream_t stream) {
+  View handed = view;  // not const: a write through a cast to it is then defined, and seen
+  f(handed, x, y, stream);
+  if (same_view(handed, view)) return "";
+  return std::string(function) +
+         " wrote to its const view argument (the sizes or array pointers of the matrix); an "
+         "input is read-only, even through a cast";
+}
+
+}  // namespace
+
 struct DeviceFormat::Arrays {
   std::vector<std::unique_ptr<GuardedBuffer<int>>> ints;
   std::vector<std::vector<int>> int_copies;
@@ -284,14 +319,18 @@ DeviceFormat::DeviceFormat(const CsrMatrix& a, Format format)
 
 DeviceFormat::~DeviceFormat() = default;
 
-void DeviceFormat::run(const SpmvVariant& v, const float* x, float* y, cudaStream_t stream) const {
+std::string DeviceFormat::run(const SpmvVariant& v, const float* x, float* y,
+                              cudaStream_t stream) const {
   switch (format_) {
-    case Format::csr_scalar: return v.csr_scalar(csr_, x, y, stream);
-    case Format::csr_vector: return v.csr_vector(csr_, x, y, stream);
-    case Format::ell: return v.ell(ell_, x, y, stream);
-    case Format::coo: return v.coo(coo_, x, y, stream);
-    case Format::hyb: return v.hyb(hyb_, x, y, stream);
+    case Format::csr_scalar:
+      return call_with_copy(v.csr_scalar, "spmv_csr_scalar", csr_, x, y, stream);
+    case Format::csr_vector:
+      return call_with_copy(v.csr_vector, "spmv_csr_vector", csr_, x, y, stream);
+    case Format::ell: return call_with_copy(v.ell, "spmv_ell", ell_, x, y, stream);
+    case Format::coo: return call_with_copy(v.coo, "spmv_coo", coo_, x, y, stream);
+    case Format::hyb: return call_with_copy(v.hyb, "spmv_hyb", hyb_, x, y, stream);
   }
+  return "";
 }
 
 std::string DeviceFormat::check_unchanged() const {
@@ -325,11 +364,14 @@ std::string run_case(const MatrixCase& c, Format format, const SpmvVariant& v) {
   GuardedBuffer<float> x("x", c.x.size()), y("y", static_cast<std::size_t>(c.a.rows));
   x.upload(c.x);
   cudalab::Stream stream;
+  std::string view_problem;
   try {
-    dev.run(v, x.data(), y.data(), stream.get());
+    view_problem = dev.run(v, x.data(), y.data(), stream.get());
   } catch (const std::exception& e) {
     return f + ": threw an exception\n" + info.header() + ": " + e.what();
   }
+  if (!view_problem.empty())
+    return f + ": modified the matrix\n" + info.header() + ": " + view_problem;
   if (std::string p = check_cuda_errors(info); !p.empty()) return f + ": CUDA error\n" + p;
   if (std::string p = y.check_guards(); !p.empty())
     return f + ": wrote outside y\n" + info.header() + ": " + p;
@@ -371,7 +413,14 @@ PerfCase::PerfCase(const MatrixCase& c, Format format)
 }
 
 cudalab::Launch PerfCase::launch(const SpmvVariant& v) {
-  return [this, &v](cudaStream_t stream) { device.run(v, x.data(), y.data(), stream); };
+  return launch(v, y.data());
+}
+
+cudalab::Launch PerfCase::launch(const SpmvVariant& v, float* output) {
+  return [this, &v, output](cudaStream_t stream) {
+    if (std::string p = device.run(v, x.data(), output, stream); !p.empty())
+      throw std::runtime_error(p);
+  };
 }
 
 Workload PerfCase::workload() const {
@@ -387,11 +436,14 @@ std::string PerfCase::validate(const SpmvVariant& v) {
   cudalab::Stream stream;
   CUDA_CHECK(cudaMemset(y.data(), 0xFF, y.bytes()));
   CUDA_CHECK(cudaDeviceSynchronize());
+  std::string view_problem;
   try {
-    device.run(v, x.data(), y.data(), stream.get());
+    view_problem = device.run(v, x.data(), y.data(), stream.get());
   } catch (const std::exception& e) {
     return f + ": threw an exception\n" + info.header() + ": " + e.what();
   }
+  if (!view_problem.empty())
+    return f + ": modified the matrix\n" + info.header() + ": " + view_problem;
   if (std::string p = check_cuda_errors(info); !p.empty()) return f + ": CUDA error\n" + p;
   if (std::string p = compare_rows(y.download(), sp::spmv_reference(matrix.a, matrix.x),
                                    sp::spmv_error_bound(matrix.a, matrix.x));

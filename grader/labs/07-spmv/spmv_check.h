@@ -86,8 +86,10 @@ class DeviceFormat {
   DeviceFormat(const DeviceFormat&) = delete;
   DeviceFormat& operator=(const DeviceFormat&) = delete;
   Format format() const { return format_; }
-  // Launches variant v's function for this format.
-  void run(const SpmvVariant& v, const float* x, float* y, cudaStream_t stream) const;
+  // Launches variant v's function for this format, handing it a private copy of the view (a
+  // host struct it gets by const reference): "" or, when the function wrote to that copy, the
+  // problem ("spmv_ell wrote to its const view argument ...").
+  std::string run(const SpmvVariant& v, const float* x, float* y, cudaStream_t stream) const;
   // "" when every array is unchanged and its guards intact; otherwise which one.
   std::string check_unchanged() const;
   std::string describe() const;  // "ELL width 5", "HYB: ELL width 2 + 31 COO entries", ...
@@ -122,7 +124,10 @@ struct PerfCase {
   MatrixCase matrix;
   DeviceFormat device;
   cudalab::DeviceBuffer<float> x, y;
+  // The variant's launch on x, writing `output` (`y` by default); throws std::runtime_error when
+  // the function wrote to its const view argument.
   cudalab::Launch launch(const SpmvVariant& v);
+  cudalab::Launch launch(const SpmvVariant& v, float* output);
   cudalab::grade::Workload workload() const;
   // The candidate's y on this matrix checked row by row against the CPU reference: "" or why.
   std::string validate(const SpmvVariant& v);
