@@ -1,7 +1,15 @@
 // Technique checks read the built kernel, not the source text: the PTX that nvcc emits for the
 // candidate's file shows ld.shared/st.shared (shared memory), .extern .shared (dynamic shared
-// memory), ld.const (constant memory), ld.global.nc (read-only path) and tex.* (textures). PTX
-// is produced on any machine, so these checks run in CI without a GPU.
+// memory), ld.const (constant memory), ld.global.nc (read-only path) and tex.* (textures).
+//
+// What is judged is what runs (docs/grading.md, "Technique checks"):
+// - the PTX is the build's, embedded in the grader (one module per architecture the candidate
+//   is compiled for), never a file read at run time;
+// - a kernel's instructions include those of the .func functions it calls, transitively;
+// - the lesson's memory space must feed the kernel's arithmetic: in each loop of floating-point
+//   multiplies, the operands traced back (through registers, moves and calls) to their loads;
+// - on a GPU, the kernels judged are the ones the candidate's functions launched (CUPTI traces
+//   them, launch_trace.h); without one, a check that the PTX passes is skipped, not passed.
 #pragma once
 
 #include <functional>
@@ -11,19 +19,35 @@
 
 namespace cudalab::grade {
 
-// Path of the candidate's PTX, defined for each grader by the build (cmake/CudaLabs.cmake);
-// empty for labs without technique checks.
-extern const char* const kCandidatePtxPath;
-
-// The candidate's PTX text; throws std::runtime_error when it is missing.
-std::string candidate_ptx();
-
-struct PtxKernel {
-  std::string name;  // mangled, e.g. _ZN5lab029candidate19conv1d_tiled_kernelEPKfS2_Pfii
-  std::string body;  // from the opening '{' to its matching '}'
+// One PTX module of the candidate's file: its target ("sm_90") and text.
+struct PtxModuleText {
+  std::string target;
+  std::string text;
 };
 
-// Every .entry (kernel) of a PTX module.
+// The candidate's PTX as the build made it, one module per architecture the grader was built for;
+// defined by a source file the build generates for each grader (cmake/EmbedPtx.cmake). Empty for
+// a lab without technique checks.
+std::vector<PtxModuleText> candidate_ptx_modules();
+
+// The modules one after the other; throws std::runtime_error when there are none (a grader built
+// without the candidate's PTX).
+std::string joined_ptx(const std::vector<PtxModuleText>& modules);
+
+// Every module of the candidate's PTX.
+inline std::string candidate_ptx() {
+  return joined_ptx(candidate_ptx_modules());
+}
+
+struct PtxKernel {
+  std::string name;    // mangled, e.g. _ZN5lab029candidate19conv1d_tiled_kernelEPKfS2_Pfii
+  std::string target;  // of its module, e.g. sm_90 ("" when the PTX names none)
+  // From the opening '{' to its matching '}', then the bodies of the functions it calls
+  // (transitively), so that a helper's instructions count as the kernel's.
+  std::string body;
+};
+
+// Every .entry (kernel) of a PTX text, of each of its modules (a module starts at .version).
 std::vector<PtxKernel> ptx_kernels(const std::string& ptx);
 
 // Kernels whose mangled name contains `name`; "" in `problem` when at least one exists,
@@ -92,12 +116,142 @@ struct PtxSharedVariable {
 };
 
 // Every .shared declaration in `ptx` (a whole module or one kernel's body). A static __shared__
-// array appears as `.shared .align 4 .b8 name[1024];`, inside the body of the one kernel that
+// array appears as `.shared .align 4 .b8 name[1024];`, inside the body of the one function that
 // uses it (nvcc "demotes" it there) or at module scope; an extern __shared__ array appears at
 // module scope as `.extern .shared .align 16 .b8 name[];`, and kernels refer to it by name.
 std::vector<PtxSharedVariable> shared_variables(const std::string& ptx);
 
 // True when `text` contains `symbol` as a whole PTX identifier, not as part of a longer one.
 bool mentions_symbol(const std::string& text, const std::string& symbol);
+
+// ---------------------------------------------------------------------------------------------
+// What a kernel does with each memory space: its instructions with its helpers' inlined, the
+// loops among them, and, for every value, the state spaces of the loads it is computed from.
+
+// State spaces a value comes from (a bit set).
+enum MemorySpace : unsigned {
+  kSharedSpace = 1u << 0,   // ld.shared, ldmatrix, wmma.load from shared memory
+  kConstSpace = 1u << 1,    // ld.const
+  kGlobalSpace = 1u << 2,   // ld.global (.nc too), ldu, atom; a generic ld may read global memory
+  kTextureSpace = 1u << 3,  // tex, tld4, suld
+  kLocalSpace = 1u << 4,    // ld.local: a per-thread array or a spill
+  kParamSpace = 1u << 5,    // a kernel argument
+};
+inline constexpr unsigned kAnyMemory =
+    kSharedSpace | kConstSpace | kGlobalSpace | kTextureSpace | kLocalSpace;
+
+// "shared memory", "constant memory", "shared or constant memory", "a texture", ...
+std::string describe_spaces(unsigned spaces);
+
+// The floating-point multiplies (mul, fma, mad, mma) of one part of a kernel: one loop (its own
+// instructions, not those of loops inside it) or the code outside every loop. A multiply by an
+// immediate zero does not count.
+struct MultiplyRegion {
+  bool loop = false;
+  std::vector<unsigned> sources;  // per multiply: the spaces its multiplicands come from
+  int multiplies() const { return static_cast<int>(sources.size()); }
+  // Multiplies with a multiplicand from one of `any` and none from `none`.
+  int count(unsigned any, unsigned none = 0) const;
+};
+
+// A value a kernel writes to global memory (st.global, a generic st, atom/red).
+struct StoredValue {
+  unsigned sources = 0;  // the spaces the value comes from
+  bool in_loop = false;
+};
+
+struct KernelAnalysis {
+  std::string name;
+  std::string target;
+  std::string problem;  // "" or why it could not be analysed (then the counts below are empty)
+  std::map<std::string, int> opcodes;     // instructions by opcode, its helpers' included
+  std::vector<MultiplyRegion> regions;    // loops in the order of their first instruction, then
+                                          // the code outside loops (only regions with multiplies)
+  std::vector<StoredValue> stored;        // every store to global memory
+  std::vector<std::string> functions;     // the .func functions it calls, transitively
+  std::vector<PtxSharedVariable> shared;  // .shared variables it or its helpers refer to
+  // Instructions whose opcode starts with `prefix` (as count_instructions matches it).
+  int count(const std::string& prefix) const;
+  // True when a floating-point multiply takes a multiplicand loaded from memory.
+  bool multiplies_memory() const;
+};
+
+// Every kernel of every module of `ptx`, analysed. Malformed or huge PTX gives kernels with a
+// problem, never an exception or a hang.
+std::vector<KernelAnalysis> analyse_kernels(const std::string& ptx);
+
+// The regions where the kernel accumulates: every loop with multiplies, and the code outside
+// loops when it has at least as many multiplies as the largest loop (or there is no such loop).
+std::vector<const MultiplyRegion*> accumulation_regions(const KernelAnalysis& k);
+
+// "" when `lesson` feeds the kernel's arithmetic: in every accumulation region, the multiplies
+// with a multiplicand from `lesson` are more than 0 and at least as many as those whose
+// multiplicands come from global memory and not `lesson`. Otherwise "<label> (<name>) does not
+// compute from <lesson>: ...; <what> must be read from <lesson> where the kernel accumulates".
+std::string accumulation_problem(const KernelAnalysis& k, const std::string& label, unsigned lesson,
+                                 const std::string& what);
+
+// "" when the values the kernel stores to global memory come from `lesson` (a copy through a
+// shared array, a texture fetch): more stores with a value from `lesson` than 0 and at least as
+// many as stores of a value from global memory only. Otherwise "<label> (<name>) does not store
+// what it reads from <lesson>: ...; <what>".
+std::string stored_values_problem(const KernelAnalysis& k, const std::string& label,
+                                  unsigned lesson, const std::string& what);
+
+// "" when the kernel (its helpers included) has a shared-memory tile, stored, synchronized and
+// read back, and its accumulation reads it (accumulation_problem with shared memory); otherwise
+// "no shared-memory tile in <label>: its PTX has <n> st.shared, <n> ld.shared and <n> barrier
+// instruction(s) (<name>); <what> must be stored to shared memory, synchronized, and read back
+// from there", or accumulation_problem's message.
+std::string shared_tile_use_problem(const KernelAnalysis& k, const std::string& label,
+                                    const std::string& what);
+
+// ---------------------------------------------------------------------------------------------
+// The kernels that ran (launch_trace.h fills this on a GPU).
+
+struct LaunchedKernel {
+  std::string name;  // mangled, as the driver knows it
+  int launches = 0;
+  long long static_shared = 0;   // the largest over its launches, bytes
+  long long dynamic_shared = 0;  // the smallest over its launches, bytes
+};
+
+struct LaunchTrace {
+  bool verified = false;                // the launches were traced on a device
+  std::string not_verified;             // why not ("no CUDA device", a CUPTI or device error)
+  bool has_device = false;              // there is one: a trace not verified then fails the check
+  std::vector<LaunchedKernel> kernels;  // in the order of their first launch
+};
+
+// A technique check's rule, for one function of the candidate run under the trace.
+struct TechniqueRule {
+  std::string kernel;  // the kernel the lab asks for (a part of its mangled name)
+  // The verdict on one kernel: "" when it passes. `label` names it in messages (`kernel`, or "the
+  // launched kernel" for one by another name); `launch` is its trace, nullptr when not launched.
+  std::function<std::string(const KernelAnalysis& k, const std::string& label,
+                            const LaunchedKernel* launch)>
+      verdict;
+  // Which other launched kernels do the work the verdict is about; by default those with a
+  // floating-point multiply fed from memory (a kernel that zeroes or copies an array is not).
+  std::function<bool(const KernelAnalysis&)> does_work;
+};
+
+struct TechniqueVerdict {
+  enum class Status { pass, fail, unverified };
+  Status status = Status::pass;
+  std::string message;  // why it failed or was not verified; for a pass, what was launched
+};
+
+// The verdict of `rule` on the candidate's `ptx`. On a device (`trace.verified`): every kernel of
+// the candidate's file that the traced function launched and that has the rule's name or does its
+// work must pass, and there must be one; a kernel of the rule's name that passes but never runs
+// is named ("conv1d_tiled_kernel passes, but it is never launched: your function launched ...").
+// Without one: every kernel of the rule's name must pass; if they do, the verdict is unverified.
+TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& rule,
+                                 const LaunchTrace& trace);
+
+// Ends the current check: FAIL with the messages of the verdicts that failed; otherwise
+// skip_check when one is unverified; otherwise a pass, noting what was launched.
+void require_technique(const std::vector<TechniqueVerdict>& verdicts);
 
 }  // namespace cudalab::grade

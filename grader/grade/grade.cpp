@@ -10,7 +10,10 @@
 // which has no student code; each check's record comes back over a pipe with a per-run key the
 // student's code cannot read (grader_main.cpp), exactly one per check; earned points are clamped
 // to the check's; each grader process runs in a sandbox (bubblewrap) and nothing it starts
-// outlives it; the report files are written here, last, by rename.
+// outlives it; the report files are written here, last, by rename. Before a student's file (or a
+// variant) is graded, the object the compiler made of it is audited (audit.h): a file that defines
+// what is not its own, loads libraries, opens files, starts processes, makes system calls, runs
+// before the grader's constructor or includes the reference fails every check of its lab.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -26,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "audit.h"
 #include "cudalab/cli.h"
 #include "cudalab/cli_options.h"
 #include "cudalab/device_info.h"
@@ -45,6 +49,12 @@ struct LabEntry {
   std::string id, name, student_grader, solution_grader;
   std::vector<std::string> sanitizers;
   std::string link_check;  // built only if the student's file links on its own
+  // What the audit of the candidate needs (audit.h): the build's ninja ("" when the build is not
+  // made by Ninja), the folders a lab file may include, the candidate's source and object(s).
+  std::string ninja;
+  std::vector<std::string> include_dirs;
+  std::string source;
+  std::vector<std::string> objects;
 };
 
 struct Options {
@@ -74,6 +84,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// The lab manifest the build writes (cudalab_finish_labs): one line per lab, id <tab> name <tab>
+// student grader <tab> solution grader <tab> sanitizer tools <tab> link check <tab> ninja <tab>
+// lab folder <tab> common/include <tab> student source <tab> student object(s), ';'-separated.
 std::vector<LabEntry> read_manifest(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("no lab manifest at " + path + " (build the project first)");
@@ -82,9 +95,10 @@ std::vector<LabEntry> read_manifest(const std::string& path) {
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     const auto f = split(line, '\t');
-    if (f.size() < 4) throw std::runtime_error("malformed line in " + path + ": " + line);
-    LabEntry e{f[0], f[1], f[2], f[3], {}, f.size() > 5 ? f[5] : ""};
-    if (f.size() > 4 && !f[4].empty()) e.sanitizers = split(f[4], ',');
+    if (f.size() != 11)
+      throw std::runtime_error("malformed line in " + path + " (re-run cmake): " + line);
+    LabEntry e{f[0], f[1], f[2], f[3], {}, f[5], f[6], {f[7], f[8]}, f[9], split(f[10], ';')};
+    if (!f[4].empty()) e.sanitizers = split(f[4], ',');
     labs.push_back(e);
   }
   return labs;
@@ -96,7 +110,7 @@ std::string beside_manifest(const Options& o, const std::string& name) {
 }
 
 // The variants manifest the build writes beside the lab manifest: one line per variant,
-// lab id <tab> variant <tab> grader <tab> link check.
+// lab id <tab> variant <tab> grader <tab> link check (or nothing) <tab> source <tab> object(s).
 LabEntry variant_entry(const LabEntry& lab, const Options& o) {
   const std::string path = beside_manifest(o, "cudalab-variants.tsv");
   std::ifstream in(path);
@@ -105,14 +119,16 @@ LabEntry variant_entry(const LabEntry& lab, const Options& o) {
   std::string line, known;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    const auto f = split(line, '\t');  // a variant without a link check ends in an empty field
-    if (f.size() != 3 && f.size() != 4)
-      throw std::runtime_error("malformed line in " + path + ": " + line);
+    const auto f = split(line, '\t');
+    if (f.size() != 6)
+      throw std::runtime_error("malformed line in " + path + " (re-run cmake): " + line);
     if (f[0] != lab.id) continue;
     if (f[1] == o.variant) {
       LabEntry e = lab;
       e.student_grader = f[2];
-      e.link_check = f.size() == 4 ? f[3] : "";
+      e.link_check = f[3];
+      e.source = f[4];
+      e.objects = split(f[5], ';');
       return e;
     }
     known += (known.empty() ? "" : ", ") + f[1];
@@ -373,9 +389,12 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
 
 // `spec`: the checks to run under the tool ("" when none is selected), `expected` their names: each
 // must come back with a record, so that a grader that exits early under the tool does not pass.
+// `skipped_plain`: the checks whose plain run was skipped; only those may be skipped under the
+// tool too (a grader that skips its checks only under the tool does not pass).
 CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std::string& tool,
                           const std::string& spec, const std::vector<std::string>& expected,
-                          bool correctness_passed, const GradeReport& report, const Options& o) {
+                          const std::set<std::string>& skipped_plain, bool correctness_passed,
+                          const GradeReport& report, const Options& o) {
   CheckRecord r;
   r.name = "compute-sanitizer " + tool;
   r.tags = "[lab" + lab.id + "][sanitize]";
@@ -405,21 +424,7 @@ CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std
     // racecheck reports a missing barrier as a "Warning: Race reported", which leaves the exit
     // code at 0: any reported hazard fails the check.
     const bool hazards = p.exit_code != 0 || sanitizer_reported_hazards(p.output);
-    std::string incomplete;
-    for (const std::string& name : expected) {
-      const auto n = std::count_if(run.records.begin(), run.records.end(),
-                                   [&](const CheckRecord& c) { return c.name == name; });
-      if (n != 1) {
-        incomplete = "check '" + name + "' " + (n == 0 ? "never finished" : "reported twice");
-        break;
-      }
-      const auto c = std::find_if(run.records.begin(), run.records.end(),
-                                  [&](const CheckRecord& x) { return x.name == name; });
-      if (c->status != "passed" && c->status != "partial" && c->status != "skipped") {
-        incomplete = "check '" + name + "' failed under the tool: " + last_lines(c->message, 2);
-        break;
-      }
-    }
+    std::string incomplete = sanitizer_records_problem(expected, run.records, skipped_plain);
     if (incomplete.empty() && run.foreign > 0)
       incomplete =
           std::to_string(run.foreign) + " line(s) on the record channel not from the grader";
@@ -490,6 +495,22 @@ bool executable(const std::string& path) {
   return access(path.c_str(), X_OK) == 0;
 }
 
+// The audit of the candidate's object (audit.h): "" when it passes, else why no check passes.
+std::string audit(const LabEntry& lab, const Options& o) {
+  AuditSubject subject{lab.id, lab.objects, lab.source, lab.include_dirs};
+  AuditTools tools;
+  tools.readelf = CUDALAB_READELF;
+  tools.objdump = CUDALAB_OBJDUMP;
+  tools.ninja = lab.ninja;
+  tools.build_dir = std::filesystem::absolute(beside_manifest(o, "")).string();
+  tools.source_dir = CUDALAB_SOURCE_DIR;
+  tools.system_include_prefixes = split(CUDALAB_SYSTEM_INCLUDE_DIRS, ':');
+  const AuditResult result = audit_candidate(subject, tools);
+  for (const auto& note : result.notes)
+    std::cout << "Audit of lab " << lab.id << ": " << note << "\n";
+  return result.verdict;
+}
+
 // Grades one lab; whatever goes wrong fails this lab's checks only.
 LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Options& o,
                     Progress& progress, const std::string& where) {
@@ -506,6 +527,8 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
           "not graded: the lab's .cu file calls code it may not use (the reference solution "
           "or a vendor library); see the link errors of " +
           lab.link_check + " in the build output";
+    else if (!o.solutions)
+      why = audit(lab, o);  // "banned: ..." (or "not graded: ..." when it cannot be made)
     if (!why.empty()) {
       // The driver removes stale binaries before building, so a missing one means this build
       // failed. The solution's grader has the same checks: list them so the lab's maximum
@@ -538,6 +561,7 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
     std::vector<std::string> sanitized;  // the names of the checks that spec selects
     const std::size_t total = listed.size() + lab.sanitizers.size();
     bool correctness_passed = true;
+    std::set<std::string> skipped_plain;  // checks whose plain run was skipped
     for (std::size_t ci = 0; ci < listed.size(); ++ci) {
       if (!selected.count(listed[ci].name)) {
         CheckRecord skipped = listed[ci];
@@ -565,12 +589,13 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
       CheckRecord r = run_check(exe, listed[ci], o);
       if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
         correctness_passed = false;
+      if (r.status == "skipped") skipped_plain.insert(r.name);
       result.checks.push_back(std::move(r));
     }
     for (const auto& tool : lab.sanitizers) {
       progress.show(where + ": compute-sanitizer " + tool);
-      result.checks.push_back(
-          run_sanitizer(lab, exe, tool, sanitizer_spec, sanitized, correctness_passed, report, o));
+      result.checks.push_back(run_sanitizer(lab, exe, tool, sanitizer_spec, sanitized,
+                                            skipped_plain, correctness_passed, report, o));
     }
   } catch (const std::exception& e) {
     CheckRecord c;

@@ -2,12 +2,14 @@
 //
 // The cases are lab 01's (grader/support/conv1d), with widths that are rarely a multiple of any
 // tile size and masks up to kMaxMaskWidth. The technique check reads the PTX of the candidate's
-// file: conv1d_tiled_kernel must store the input tile to shared memory and read it back. The
+// file: conv1d_tiled_kernel must store the input tile to shared memory and compute from it; on a
+// GPU, the kernels that conv1d_tiled launches are the ones judged. The
 // sanitize label runs racecheck and synccheck besides memcheck: a missing __syncthreads() is a
 // race even when the output happens to come out right.
 #include "conv1d_check.h"
 #include "grading.h"
 #include "impls.h"
+#include "launch_trace.h"
 #include "technique.h"
 
 using cudalab::grade::base_seed;
@@ -15,17 +17,14 @@ using cudalab::grade::base_seed;
 GRADED_CHECK("kernel reads its input tile from shared memory", "[lab02][technique]", 10,
              Needs::host) {
   using namespace cudalab::grade;
-  const std::string problem = technique_problem(
-      candidate_ptx(), "conv1d_tiled_kernel", {kSharedStores, kSharedLoads, kBarriers},
-      [](const KernelInstructions& k) -> std::string {
-        if (has_shared_tile(k)) return "";
-        return "conv1d_tiled_kernel (" + k.kernel + ") has " + std::to_string(k["st.shared"]) +
-               " st.shared, " + std::to_string(k["ld.shared"]) + " ld.shared and " +
-               std::to_string(k["barrier"]) +
-               " barrier instruction(s) in its PTX: the input tile must be stored to shared "
-               "memory, synchronized, and read back from there";
-      });
-  if (!problem.empty()) FAIL(problem);
+  TechniqueRule rule;
+  rule.kernel = "conv1d_tiled_kernel";
+  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
+    return shared_tile_use_problem(k, label, "the input tile");
+  };
+  const LaunchTrace trace =
+      trace_launches([] { conv1d::run_case(conv1d::worked_example(), lab02::kCandidate); });
+  require_technique({judge_technique(candidate_ptx(), rule, trace)});
 }
 
 GRADED_CHECK("course worked example", "[lab02][correctness]", 10, Needs::gpu) {

@@ -10,20 +10,25 @@
 #include "cudalab/random.h"
 #include "grading.h"
 #include "impls.h"
+#include "launch_trace.h"
 #include "technique.h"
 
 using cudalab::grade::base_seed;
 
 GRADED_CHECK("kernel reads the mask from constant memory", "[lab03][technique]", 10, Needs::host) {
   using namespace cudalab::grade;
-  const std::string problem = technique_problem(
-      candidate_ptx(), "conv1d_constant_kernel", {kConstantLoads},
-      [](const KernelInstructions& k) -> std::string {
-        if (k["ld.const"] > 0) return "";
-        return "conv1d_constant_kernel (" + k.kernel +
-               ") has no ld.const in its PTX: the mask must be read from a __constant__ buffer";
-      });
-  if (!problem.empty()) FAIL(problem);
+  TechniqueRule rule;
+  rule.kernel = "conv1d_constant_kernel";
+  rule.verdict = [](const KernelAnalysis& k, const std::string& label,
+                    const LaunchedKernel*) -> std::string {
+    if (k.problem.empty() && k.count("ld.const") == 0)
+      return label + " (" + k.name +
+             ") has no ld.const in its PTX: the mask must be read from a __constant__ buffer";
+    return accumulation_problem(k, label, kConstSpace, "the mask");
+  };
+  const LaunchTrace trace =
+      trace_launches([] { conv1d::run_case(conv1d::worked_example(), lab03::kCandidate); });
+  require_technique({judge_technique(candidate_ptx(), rule, trace)});
 }
 
 GRADED_CHECK("course worked example", "[lab03][correctness]", 10, Needs::gpu) {

@@ -11,54 +11,81 @@
 #include "cudalab/random.h"
 #include "grading.h"
 #include "impls.h"
+#include "launch_trace.h"
 #include "technique.h"
 #include "texture_cpu.h"
 
 using cudalab::grade::base_seed;
 
-using cudalab::grade::InstructionKind;
-using cudalab::grade::KernelInstructions;
-
 namespace {
 
-const InstructionKind kTex{"tex", {"tex"}};
-const InstructionKind kGlobalLoads{"ld.global", {"ld.global"}};
+using namespace cudalab::grade;
+
+// The texture kernels must fetch through the texture unit: the convolution computes from tex
+// fetches, the rotation writes what it fetched.
+std::string tex_problem(const KernelAnalysis& k, const std::string& label, bool rotation) {
+  if (k.problem.empty() && k.count("tex") == 0 && k.count("tld4") == 0)
+    return label + " (" + k.name +
+           ") has no tex instruction in its PTX: it must read the image with tex2D<float> "
+           "through its texture object";
+  return rotation ? stored_values_problem(k, label, kTextureSpace,
+                                          "each output pixel must be a tex2D<float> fetch")
+                  : accumulation_problem(k, label, kTextureSpace, "the image");
+}
+
+// A kernel that copies what it read (the rotation) does the rotation's work.
+bool copies_memory(const KernelAnalysis& k) {
+  for (const auto& s : k.stored)
+    if (s.sources & kAnyMemory) return true;
+  return k.multiplies_memory();
+}
 
 }  // namespace
 
 GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][technique]", 8,
              Needs::host) {
-  const std::string ptx = cudalab::grade::candidate_ptx();
-  std::string message;
-  for (const std::string name : {"conv2d_texture_kernel", "rotate_kernel"}) {
-    const std::string problem = cudalab::grade::technique_problem(
-        ptx, name, {kTex}, [&](const KernelInstructions& k) -> std::string {
-          if (k["tex"] > 0) return "";
-          return name + " (" + k.kernel +
-                 ") has no tex instruction in its PTX: it must read the image with "
-                 "tex2D<float> through its texture object";
-        });
-    if (!problem.empty()) message += (message.empty() ? "" : "\n") + problem;
-  }
-  if (!message.empty()) FAIL(message);
+  const std::string ptx = candidate_ptx();
+  TechniqueRule conv;
+  conv.kernel = "conv2d_texture_kernel";
+  conv.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
+    return tex_problem(k, label, false);
+  };
+  TechniqueRule rotate;
+  rotate.kernel = "rotate_kernel";
+  rotate.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
+    return tex_problem(k, label, true);
+  };
+  rotate.does_work = copies_memory;
+  const LaunchTrace conv_trace = trace_launches(
+      [] { lab05::run_conv_case(lab05::signal_case(64, 48, 2), lab05::kCandidateTexture); });
+  const LaunchTrace rotate_trace = trace_launches([] {
+    lab05::run_rotation_case(lab05::rotation_case(64, 48, 30.0, cudaAddressModeClamp),
+                             lab05::kCandidateRotation);
+  });
+  require_technique(
+      {judge_technique(ptx, conv, conv_trace), judge_technique(ptx, rotate, rotate_trace)});
 }
 
 GRADED_CHECK("global kernel reads global memory, not a texture", "[lab05][technique]", 2,
              Needs::host) {
-  const std::string problem = cudalab::grade::technique_problem(
-      cudalab::grade::candidate_ptx(), "conv2d_global_kernel", {kTex, kGlobalLoads},
-      [](const KernelInstructions& k) -> std::string {
-        if (k["tex"] > 0)
-          return "conv2d_global_kernel (" + k.kernel + ") has " + std::to_string(k["tex"]) +
-                 " tex instruction(s) in its PTX: the global variant must read img from global "
-                 "memory";
-        if (k["ld.global"] == 0)
-          return "conv2d_global_kernel (" + k.kernel +
-                 ") has no ld.global in its PTX: it must read img (and the mask) from global "
-                 "memory";
-        return "";
-      });
-  if (!problem.empty()) FAIL(problem);
+  TechniqueRule rule;
+  rule.kernel = "conv2d_global_kernel";
+  rule.verdict = [](const KernelAnalysis& k, const std::string& label,
+                    const LaunchedKernel*) -> std::string {
+    if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
+    const int tex = k.count("tex") + k.count("tld4");
+    if (tex > 0)
+      return label + " (" + k.name + ") has " + std::to_string(tex) +
+             " tex instruction(s) in its PTX: the global variant must read img from global "
+             "memory";
+    if (k.count("ld.global") == 0)
+      return label + " (" + k.name +
+             ") has no ld.global in its PTX: it must read img (and the mask) from global memory";
+    return "";
+  };
+  const LaunchTrace trace = trace_launches(
+      [] { lab05::run_conv_case(lab05::signal_case(64, 48, 2), lab05::kCandidateGlobal); });
+  require_technique({judge_technique(candidate_ptx(), rule, trace)});
 }
 
 // ---------------------------------------------------------------------------------------------

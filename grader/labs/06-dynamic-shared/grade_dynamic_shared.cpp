@@ -6,9 +6,10 @@
 // several tile widths given by the grader, widths rarely a multiple of any of them, the tile the
 // candidate chooses itself (tile 0), tiles above the default 48 KB that need the opt-in, and bad
 // requests that must be refused with std::invalid_argument.
-// The technique checks read the candidate's PTX (no GPU needed): reverse_kernel and
-// conv1d_dynamic_kernel must keep their data in an extern __shared__ array and declare no static
-// one; on a GPU, cudaFuncGetAttributes confirms that the kernels have no static shared memory.
+// The technique checks read the candidate's PTX: reverse_kernel and conv1d_dynamic_kernel (with
+// the functions they call) must keep their data in an extern __shared__ array, declare no static
+// one, and compute from it; on a GPU, the kernels judged are those the candidate's functions
+// launched, and CUPTI's records of those launches must show no static shared memory.
 #include <stdexcept>
 
 #include "conv1d_check.h"
@@ -17,6 +18,7 @@
 #include "dynamic_shared_ptx.h"
 #include "grading.h"
 #include "impls.h"
+#include "launch_trace.h"
 #include "technique.h"
 
 using cudalab::derive_seed;
@@ -26,45 +28,77 @@ namespace {
 
 constexpr int kWidestMask = 255;  // the edge cases' widest mask; no compile-time limit here
 
-void require_dynamic_shared(const std::string& kernel_name) {
-  const std::string problem =
-      lab06::dynamic_shared_problem(cudalab::grade::candidate_ptx(), kernel_name);
-  if (!problem.empty()) FAIL(problem);
+using namespace cudalab::grade;
+
+// The two parts' calls, traced: a reverse, and a convolution at a tile the grader gives.
+LaunchTrace trace_reverse() {
+  return trace_launches([] {
+    lab06::run_reverse_case(lab06::reverse_case(1000, 128, base_seed()), lab06::kCandidateReverse);
+  });
+}
+
+LaunchTrace trace_conv() {
+  return trace_launches(
+      [] { conv1d::run_case(conv1d::worked_example(), lab06::candidate_conv(64)); });
+}
+
+// A kernel that stores what it read does the reverse's work.
+bool copies_memory(const KernelAnalysis& k) {
+  for (const auto& s : k.stored)
+    if (s.sources & kAnyMemory) return true;
+  return k.multiplies_memory();
+}
+
+TechniqueRule reverse_rule() {
+  TechniqueRule rule;
+  rule.kernel = "reverse_kernel";
+  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
+    if (std::string p = lab06::dynamic_shared_kernel_problem(k, label); !p.empty()) return p;
+    return stored_values_problem(k, label, kSharedSpace,
+                                 "each chunk must be written back from the shared array");
+  };
+  rule.does_work = copies_memory;
+  return rule;
+}
+
+TechniqueRule conv_rule() {
+  TechniqueRule rule;
+  rule.kernel = "conv1d_dynamic_kernel";
+  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
+    if (std::string p = lab06::dynamic_shared_kernel_problem(k, label); !p.empty()) return p;
+    return accumulation_problem(k, label, kSharedSpace, "the input tile");
+  };
+  return rule;
+}
+
+// The rule, and on the device the shared memory of each launch as CUPTI recorded it.
+TechniqueRule on_device(TechniqueRule rule) {
+  rule.verdict = [verdict = rule.verdict](const KernelAnalysis& k, const std::string& label,
+                                          const LaunchedKernel* launch) {
+    if (std::string p = verdict(k, label, launch); !p.empty()) return p;
+    return launch != nullptr ? lab06::launched_shared_problem(*launch, label) : std::string();
+  };
+  return rule;
 }
 
 }  // namespace
 
 GRADED_CHECK("reverse_kernel uses dynamic shared memory", "[lab06][technique]", 5, Needs::host) {
-  require_dynamic_shared("reverse_kernel");
+  require_technique({judge_technique(candidate_ptx(), reverse_rule(), trace_reverse())});
 }
 
 GRADED_CHECK("conv1d_dynamic_kernel uses dynamic shared memory", "[lab06][technique]", 5,
              Needs::host) {
-  require_dynamic_shared("conv1d_dynamic_kernel");
+  require_technique({judge_technique(candidate_ptx(), conv_rule(), trace_conv())});
 }
 
 GRADED_CHECK("the built kernels have no static shared memory", "[lab06][technique]", 5,
              Needs::gpu) {
-  // What the PTX shows, confirmed on the device: cudaFuncGetAttributes reports the static shared
-  // memory of the kernel as loaded (sharedSizeBytes); dynamic shared memory is not part of it.
-  const std::string ptx = cudalab::grade::candidate_ptx();
-  std::vector<std::string> problems;
-  const auto check = [&](const std::string& kernel, const cudaFuncAttributes& a) {
-    if (const std::string p = lab06::dynamic_shared_problem(ptx, kernel); !p.empty())
-      problems.push_back("not confirmed: " + p);
-    else if (a.sharedSizeBytes != 0)
-      problems.push_back(kernel + " has " + std::to_string(a.sharedSizeBytes) +
-                         " bytes of static shared memory on the device "
-                         "(cudaFuncGetAttributes: sharedSizeBytes): all of its shared memory "
-                         "must be dynamic");
-  };
-  check("reverse_kernel", lab06::candidate::reverse_kernel_attributes());
-  check("conv1d_dynamic_kernel", lab06::candidate::conv_kernel_attributes());
-  if (!problems.empty()) {
-    std::string message;
-    for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
-    FAIL(message);
-  }
+  // What the PTX shows, confirmed on the device: CUPTI records the static and dynamic shared
+  // memory of every launch, whatever the candidate's own functions would report.
+  const std::string ptx = candidate_ptx();
+  require_technique({judge_technique(ptx, on_device(reverse_rule()), trace_reverse()),
+                     judge_technique(ptx, on_device(conv_rule()), trace_conv())});
 }
 
 // ---------------------------------------------------------------------------------------------

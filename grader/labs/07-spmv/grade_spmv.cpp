@@ -11,6 +11,7 @@
 // racecheck.
 #include "grading.h"
 #include "impls.h"
+#include "launch_trace.h"
 #include "technique.h"
 
 using cudalab::grade::base_seed;
@@ -19,20 +20,28 @@ using lab07::PerfMatrix;
 
 namespace {
 
-// FAILs unless every kernel named `kernel` has at least one instruction starting with one of
-// `opcodes`; `what` and `why` word the failure.
-void require_instructions(const std::string& kernel, const std::vector<std::string>& opcodes,
-                          const std::string& what, const std::string& why) {
+// FAILs unless every kernel named `kernel` that the candidate's `format` launched (its PTX alone
+// without a GPU) has, with its helpers, an instruction starting with one of `opcodes`; `what` and
+// `why` word the failure.
+void require_instructions(Format format, const std::string& kernel,
+                          const std::vector<std::string>& opcodes, const std::string& what,
+                          const std::string& why) {
+  using namespace cudalab::grade;
   std::string names;
   for (const std::string& op : opcodes) names += (names.empty() ? "" : " or ") + op;
-  const std::string problem = cudalab::grade::technique_problem(
-      cudalab::grade::candidate_ptx(), kernel, {{names, opcodes}},
-      [&](const cudalab::grade::KernelInstructions& k) -> std::string {
-        if (k[names] > 0) return "";
-        return what + " in " + kernel + ":\nits PTX (" + k.kernel + ") has no " + names +
-               " instruction; " + why;
-      });
-  if (!problem.empty()) FAIL(problem);
+  TechniqueRule rule;
+  rule.kernel = kernel;
+  rule.verdict = [=](const KernelAnalysis& k, const std::string& label,
+                     const LaunchedKernel*) -> std::string {
+    if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
+    for (const std::string& op : opcodes)
+      if (k.count(op) > 0) return "";
+    return what + " in " + label + ":\nits PTX (" + k.name + ") has no " + names +
+           " instruction; " + why;
+  };
+  const LaunchTrace trace = trace_launches(
+      [format] { lab07::run_case(lab07::worked_example(), format, lab07::kCandidate); });
+  require_technique({judge_technique(candidate_ptx(), rule, trace)});
 }
 
 // Correctness of one format on every generated matrix class.
@@ -48,13 +57,14 @@ void grade_performance(PerfMatrix matrix, Format format) {
 }  // namespace
 
 GRADED_CHECK("CSR vector kernel reduces with warp shuffles", "[lab07][technique]", 5, Needs::host) {
-  require_instructions("spmv_csr_vector_kernel", {"shfl.sync"}, "no warp shuffle",
+  require_instructions(Format::csr_vector, "spmv_csr_vector_kernel", {"shfl.sync"},
+                       "no warp shuffle",
                        "the lanes of a row must combine their partial sums with "
                        "__shfl_down_sync (registers), not through shared or global memory");
 }
 
 GRADED_CHECK("COO kernel adds into y with atomics", "[lab07][technique]", 5, Needs::host) {
-  require_instructions("spmv_coo_kernel", {"atom", "red"}, "no atomic add",
+  require_instructions(Format::coo, "spmv_coo_kernel", {"atom", "red"}, "no atomic add",
                        "threads of the same row add into y[row] at the same time: use atomicAdd "
                        "(after a segmented reduction if you like)");
 }

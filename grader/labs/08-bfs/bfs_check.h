@@ -98,20 +98,31 @@ struct DeviceGraph {
   int num_vertices, num_edges;
   cudalab::DeviceBuffer<int> edge_src, edge_dst, row_ptr, col_idx, depth, frontier, next, counters;
   BfsWorkspace workspace();
-  cudalab::Launch launch(Algo algo, const BfsVariant& v, int source);
+  // One search of `algo` from `source` into `out`, with `ws` (a copy of workspace()).
+  void search(Algo algo, const BfsVariant& v, int source, int* out, const BfsWorkspace& ws,
+              cudaStream_t stream);
+  cudalab::Launch launch(Algo algo, const BfsVariant& v, int source);  // into depth
+  // The timed runs' launch: searches from `*source` as it is when the launch runs (the grader
+  // sets it before each sample), into `out`.
+  cudalab::Launch launch(Algo algo, const BfsVariant& v, const int* source, int* out);
   std::vector<int> download_depth() const;
 };
 
 // The performance workloads: part 2 on a Kronecker graph of scale 20, edge factor 16; part 1 on
-// a 256 x 256 grid from a corner (511 levels: the O(V*E) cost stays bounded).
+// a 256 x 256 grid (257 to 511 levels: the O(V*E) cost stays bounded). Validated from `source`
+// (a corner of the grid: the most levels); every timed run searches from a new source of its
+// component, drawn from the run's number (timed_source).
 struct PerfCase {
   PerfCase(Algo algo, std::uint64_t seed);
   Algo algo;
   GraphCase graph;
   int source;
   std::vector<int> expected;
-  double edges;  // component_edges, for TEPS
+  double edges;                // component_edges, for TEPS: the same from every timed source
+  std::vector<int> component;  // the vertices reached from source
+  std::uint64_t sources_seed;  // of timed_source
   DeviceGraph device;
+  int timed_source(std::uint64_t sample) const;  // a vertex of `component`
   cudalab::grade::Workload workload() const;
   std::string validate(const BfsVariant& v);  // "" when v's depths are right on this graph
 };

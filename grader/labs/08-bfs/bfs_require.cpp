@@ -41,9 +41,36 @@ void grade_bfs_performance(Algo algo, const BfsVariant& candidate, const BfsVari
       perf.edges, perf.edges / (cand_ms * 1e-3) / 1e9, perf.edges / (ref_ms * 1e-3) / 1e9);
   cudalab::grade::note(line);
   std::cout << line << std::endl;
-  cudalab::grade::grade_performance("08", perf.device.launch(algo, candidate, perf.source),
-                                    perf.device.launch(algo, reference, perf.source),
-                                    perf.workload());
+  // Every timed run searches from a new source (timed_source of the run's number: the
+  // reference's run after the candidate's searches from the same one); each writes its own
+  // depth, filled with kUnwritten before the run (not -1, a depth), compared exactly.
+  int source = perf.source;  // the warm-up runs'
+  cudalab::DeviceBuffer<int> depth_reference(perf.device.depth.size());
+  cudalab::grade::TimedRunChecks checks;
+  checks.fresh_inputs = [&](std::uint64_t sample, cudaStream_t) {
+    source = perf.timed_source(sample);
+  };
+  cudalab::grade::TimedOutput depth;
+  depth.name = "depth";
+  depth.candidate = perf.device.depth.data();
+  depth.reference = depth_reference.data();
+  depth.count = perf.device.depth.size();
+  depth.exact = true;
+  static_assert(kUnwritten == 0x7E7E7E7E, "depth's poison is kUnwritten's byte");
+  depth.poison = 0x7E;
+  checks.outputs = {depth};
+  // The graph stays the same: a candidate that changed it would change what the reference reads.
+  const DeviceGraph& g = perf.device;
+  if (algo == Algo::edge_parallel)
+    checks.unchanged = {{"edge_src", g.edge_src.data(), g.edge_src.bytes()},
+                        {"edge_dst", g.edge_dst.data(), g.edge_dst.bytes()}};
+  else
+    checks.unchanged = {{"row_ptr", g.row_ptr.data(), g.row_ptr.bytes()},
+                        {"col_idx", g.col_idx.data(), g.col_idx.bytes()}};
+  cudalab::grade::grade_performance(
+      "08", perf.device.launch(algo, candidate, &source, perf.device.depth.data()),
+      perf.device.launch(algo, reference, &source, depth_reference.data()), perf.workload(),
+      checks);
 }
 
 }  // namespace lab08

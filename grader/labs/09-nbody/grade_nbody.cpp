@@ -10,15 +10,24 @@
 // source bodies in shared memory between barriers.
 #include "grading.h"
 #include "impls.h"
+#include "launch_trace.h"
 #include "technique.h"
 
 using cudalab::grade::base_seed;
 
 GRADED_CHECK("tiled kernel stages source bodies in shared memory", "[lab09][technique]", 10,
              Needs::host) {
-  const std::string problem = cudalab::grade::shared_tile_problem(
-      cudalab::grade::candidate_ptx(), "nbody_tiled_kernel", "each tile of source bodies");
-  if (!problem.empty()) FAIL(problem);
+  using namespace cudalab::grade;
+  TechniqueRule rule;
+  rule.kernel = "nbody_tiled_kernel";
+  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
+    return shared_tile_use_problem(k, label, "each tile of source bodies");
+  };
+  const LaunchTrace trace = trace_launches([] {
+    lab09::run_acc_case(lab09::random_case(1000, 0.01f, base_seed()), lab09::kCandidate.tiled,
+                        "tiled");
+  });
+  require_technique({judge_technique(candidate_ptx(), rule, trace)});
 }
 
 GRADED_CHECK("naive kernel: accelerations vs CPU reference", "[lab09][correctness]", 10,

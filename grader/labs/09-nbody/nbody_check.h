@@ -105,9 +105,18 @@ Simulation simulate(const NbodyVariant& v, std::uint64_t seed);
 struct PerfCase {
   static constexpr int kN = 1 << 18;
   explicit PerfCase(std::uint64_t seed);
-  AccCase data;
+  AccCase data;  // validated (sampled); the timed runs get fresh bodies (fresh_bodies)
   cudalab::DeviceBuffer<float> bodies, acc;
-  cudalab::Launch launch(AccFn f);
+  cudalab::DeviceBuffer<float> staging;         // 3 floats a body, for fresh_bodies
+  cudalab::Launch launch(AccFn f);              // into acc
+  cudalab::Launch launch(AccFn f, float* out);  // into out (3 floats a body)
+  // Writes into `bodies`, on `stream`, the bodies of timed run `sample`: drawn from (seed,
+  // sample) alone, from random_system's distribution (positions uniform in [-1, 1)^3, masses in
+  // [0.5, 1.5)), which the tolerance below assumes.
+  void fresh_bodies(std::uint64_t seed, std::uint64_t sample, cudaStream_t stream);
+  // The tolerance of a timed run's accelerations against the reference's on the same bodies,
+  // from the bodies now in `bodies` (fresh_bodies of one run): see nbody_check.cpp.
+  cudalab::Tolerance timed_tolerance();
   static cudalab::grade::Workload workload();
 };
 

@@ -1,7 +1,9 @@
 // The parts of lab 09's grading support that fail a Catch2 check (the runner links the rest).
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "cudalab/random.h"
 #include "grading.h"
 #include "nbody_check.h"
 
@@ -41,7 +43,23 @@ void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn refe
   // take minutes); it also warms the candidate up.
   if (const std::string p = run_acc_case(perf.data, candidate, "tiled"); !p.empty())
     FAIL("not timed: the output must be correct first\n" + p);
-  grade_performance(lab, perf.launch(candidate), perf.launch(reference), PerfCase::workload());
+  // Every timed run gets fresh bodies (the reference's run after the candidate's the same ones);
+  // each writes its own acc, and every component of every timed acc is compared with the
+  // reference's. The tolerance comes from a draw of the same kind that no timed run gets (run
+  // 0: the warm-up runs' bodies).
+  const std::uint64_t seed = cudalab::derive_seed(base_seed(), 701);
+  cudalab::Stream stream;
+  perf.fresh_bodies(seed, 0, stream.get());
+  const cudalab::Tolerance tol = perf.timed_tolerance();  // synchronizes
+  measure("timed_atol", tol.atol);
+  cudalab::DeviceBuffer<float> acc_reference(perf.acc.size());
+  TimedRunChecks checks;
+  checks.fresh_inputs = [&perf, seed](std::uint64_t sample, cudaStream_t s) {
+    perf.fresh_bodies(seed, sample, s);
+  };
+  checks.outputs = {{"acc", perf.acc.data(), acc_reference.data(), perf.acc.size(), tol}};
+  grade_performance(lab, perf.launch(candidate), perf.launch(reference, acc_reference.data()),
+                    PerfCase::workload(), checks);
 }
 
 }  // namespace lab09

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
+#include "cudalab/device_data.h"
 #include "cudalab/random.h"
 #include "grading.h"
 #include "harness.h"
@@ -61,10 +63,13 @@ ConvFn function_of(const CnnVariant& v, Kernel kernel) {
   return kernel == Kernel::direct ? v.direct : v.fast;
 }
 
-void prepare(const CnnVariant& v, Kernel kernel, const std::vector<float>& k, const LayerShape& s) {
-  if (kernel != Kernel::fast || v.prepare_weights == nullptr) return;
-  v.prepare_weights(k.data(), s.M, s.C, s.K);
+std::string prepare(const CnnVariant& v, Kernel kernel, const std::vector<float>& k,
+                    const LayerShape& s, const CaseInfo& info) {
+  if (kernel != Kernel::fast || v.prepare_weights == nullptr) return "";
+  std::vector<float> handed = k;  // the candidate's copy: a write through a cast is seen here
+  v.prepare_weights(handed.data(), s.M, s.C, s.K);
   CUDA_CHECK(cudaDeviceSynchronize());
+  return check_host_input_unchanged(info, "prepare_weights", handed, k);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,7 +126,7 @@ std::string run_case(const LayerCase& c, const CnnVariant& v, Kernel kernel) {
   k.upload(c.k);
   cudalab::Stream stream;
   try {
-    prepare(v, kernel, c.k, s);
+    if (std::string p = prepare(v, kernel, c.k, s, info); !p.empty()) return p;
     function_of(v, kernel)(x.data(), k.data(), y.data(), s.B, s.C, s.M, s.H, s.W, s.K,
                            stream.get());
   } catch (const std::exception& e) {
@@ -157,12 +162,24 @@ PerfCase::PerfCase(int layer, std::uint64_t seed, int batch)
       k(host_k),
       y(shape.y_count()) {}
 
-cudalab::Launch PerfCase::launch(const CnnVariant& v, Kernel kernel) {
-  prepare(v, kernel, host_k, shape);
-  return [this, run = function_of(v, kernel)](cudaStream_t stream) {
+cudalab::Launch PerfCase::launch(const CnnVariant& v, Kernel kernel, float* out) {
+  const LayerCase c{"performance case", shape, {}, {}, base_seed(), false};
+  if (std::string p = prepare(v, kernel, host_k, shape, info_of(v.name, kernel, c)); !p.empty())
+    throw std::runtime_error(p);
+  return [this, run = function_of(v, kernel), out](cudaStream_t stream) {
     const LayerShape& s = shape;
-    run(x.data(), k.data(), y.data(), s.B, s.C, s.M, s.H, s.W, s.K, stream);
+    run(x.data(), k.data(), out != nullptr ? out : y.data(), s.B, s.C, s.M, s.H, s.W, s.K, stream);
   };
+}
+
+void PerfCase::fresh_x(std::uint64_t seed, std::uint64_t sample, cudaStream_t stream) {
+  cudalab::fill_uniform_async(x.data(), x.size(), derive_seed(seed, sample), -1.0f, 1.0f, stream);
+}
+
+cudalab::Tolerance PerfCase::timed_tolerance() const {
+  // Each run is within conv_tolerance of the exact layer (max |x| <= 1 for every fresh x), so
+  // the two are within twice that of each other.
+  return {2.0 * conv_tolerance(host_k, shape, 1.0).atol, 0.0};
 }
 
 cudalab::grade::Workload PerfCase::workload() const {
@@ -182,7 +199,10 @@ std::string PerfCase::validate(const CnnVariant& v, Kernel kernel) {
   CUDA_CHECK(cudaMemset(y.data(), 0xFF, y.bytes()));
   CUDA_CHECK(cudaDeviceSynchronize());
   try {
-    launch(v, kernel)(stream.get());
+    if (std::string p = prepare(v, kernel, host_k, shape, info); !p.empty()) return p;
+    const LayerShape& s = shape;
+    function_of(v, kernel)(x.data(), k.data(), y.data(), s.B, s.C, s.M, s.H, s.W, s.K,
+                           stream.get());
   } catch (const std::exception& e) {
     return info.header() + ": threw " + e.what();
   }

@@ -11,6 +11,7 @@
 #include "cnn_cpu.h"
 #include "cudalab/device_buffer.h"
 #include "cudalab/timing.h"
+#include "harness.h"
 #include "perf.h"
 
 namespace lab10 {
@@ -29,9 +30,12 @@ struct CnnVariant {
 // Which of the two kernels a case runs.
 enum class Kernel { direct, fast };
 const char* kernel_name(Kernel kernel);  // "conv_forward_direct" / "conv_forward_fast"
-// The variant's function for `kernel`, prepare_weights() done first for the fast one (then the
-// device synchronized: the copy to constant memory must have landed).
-void prepare(const CnnVariant& v, Kernel kernel, const std::vector<float>& k, const LayerShape& s);
+// prepare_weights() for the fast kernel (nothing for the direct one) on a COPY of the host
+// weights `k`, then the device synchronized (the copy to constant memory must have landed). ""
+// or, when prepare_weights wrote to the weights it was handed, the problem, naming `info`'s case
+// (check_host_input_unchanged); `k` itself stays as it was either way.
+std::string prepare(const CnnVariant& v, Kernel kernel, const std::vector<float>& k,
+                    const LayerShape& s, const cudalab::grade::CaseInfo& info);
 ConvFn function_of(const CnnVariant& v, Kernel kernel);
 
 struct LayerCase {
@@ -57,13 +61,19 @@ std::string run_case(const LayerCase& c, const CnnVariant& v, Kernel kernel);
 void require_all_pass(const std::vector<LayerCase>& cases, const CnnVariant& v, Kernel kernel);
 
 // The performance workload: one of the course's layers at B = 10000, random inputs and weights.
+// The timed runs get fresh inputs in x (fresh_x: uniform in [-1, 1), as host_x), the same weights.
 struct PerfCase {
   PerfCase(int layer, std::uint64_t seed, int batch = 10000);
   LayerShape shape;
   std::vector<float> host_x, host_k;
   cudalab::DeviceBuffer<float> x, k, y;
-  // Prepares the variant (untimed) and returns its launch.
-  cudalab::Launch launch(const CnnVariant& v, Kernel kernel);
+  // Prepares the variant (untimed; throws when prepare_weights writes to its host weights) and
+  // returns its launch, into `out` (y_count() floats; y when null).
+  cudalab::Launch launch(const CnnVariant& v, Kernel kernel, float* out = nullptr);
+  // Writes into x, on `stream`, the images of timed run `sample`, drawn from (seed, sample) alone.
+  void fresh_x(std::uint64_t seed, std::uint64_t sample, cudaStream_t stream);
+  // The tolerance of a timed run's y against the reference's on the same fresh x.
+  cudalab::Tolerance timed_tolerance() const;
   cudalab::grade::Workload workload() const;
   // The output checked against the CPU reference on the first, a middle and the last image (all
   // maps and pixels): "" or why.

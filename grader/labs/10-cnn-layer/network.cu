@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "cudalab/check.h"
 #include "cudalab/device_buffer.h"
@@ -73,7 +75,10 @@ NetworkResult run_network(const FashionMnist& data, const NetWeights& w, const C
 
   // prepare_weights() is untimed set-up, but the two layers have different weights: the second
   // copy may only happen once the first layer has run.
-  prepare(v, kernel, w.conv1, conv1);
+  if (std::string p =
+          prepare(v, kernel, w.conv1, conv1, {"network, conv layer 1", 0, conv1.text()});
+      !p.empty())
+    throw std::runtime_error(p);
   start.record(stream.get());
   to_float_kernel<<<blocks_for(conv1.x_count(), t), t, 0, stream.get()>>>(
       pixels.data(), x.data(), static_cast<long long>(conv1.x_count()));
@@ -89,7 +94,10 @@ NetworkResult run_network(const FashionMnist& data, const NetWeights& w, const C
     mid.record(stream.get());
     return mid.elapsed_since(start);
   }();
-  prepare(v, kernel, w.conv2, conv2);
+  if (std::string p =
+          prepare(v, kernel, w.conv2, conv2, {"network, conv layer 2", 0, conv2.text()});
+      !p.empty())
+    throw std::runtime_error(p);
   cudalab::Event start2;
   start2.record(stream.get());
   conv(p1.data(), k2.data(), a2.data(), conv2.B, conv2.C, conv2.M, conv2.H, conv2.W, conv2.K,

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 
 #include "baselines.h"
 #include "cnn_cpu.h"
@@ -278,7 +280,10 @@ Breakdown measure_breakdown(int layer, int batch, std::uint64_t seed) {
     CUDA_CHECK(cudaMemcpy(dk, k.data(), k.size() * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
     b.h2d_ms = ms_since(t0);
-    lab10::prepare(lab10::kReference, lab10::Kernel::fast, k, s);
+    if (std::string p = lab10::prepare(lab10::kReference, lab10::Kernel::fast, k, s,
+                                       {"breakdown", seed, s.text()});
+        !p.empty())
+      throw std::runtime_error(p);
     cudalab::Event start, stop;
     start.record(stream.get());
     lab10::kReference.fast(dx, dk, dy, s.B, s.C, s.M, s.H, s.W, s.K, stream.get());
