@@ -310,11 +310,10 @@ std::string more(std::size_t n) {
 std::string tool_output(const std::vector<std::string>& argv, const std::string& what) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw AuditError("cannot create a pipe for " + what);
-  const std::string fd = std::to_string(fds[1]);
-  std::vector<std::string> command{"/bin/sh", "-c", "exec \"$@\" >&" + fd + " " + fd + ">&-", "sh"};
-  command.insert(command.end(), argv.begin(), argv.end());
+  const std::vector<std::string>& command = argv;
   ProcessOptions options;
-  options.inherit = {fds[1]};  // closed by run_process
+  options.inherit = {fds[1]};  // closed here by run_process
+  options.stdout_fd = fds[1];
   options.capture_fd = fds[0];
   ProcessResult p;
   try {

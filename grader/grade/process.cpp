@@ -101,6 +101,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     setpgid(0, 0);  // own process group: a timeout kills the grader and anything it started
     dup2(out_fds[1], STDOUT_FILENO);
     dup2(out_fds[1], STDERR_FILENO);
+    if (options.stdout_fd >= 0) dup2(options.stdout_fd, STDOUT_FILENO);
     for (const int fd : options.inherit) fcntl(fd, F_SETFD, 0);
     // No core files, and no file larger than 1 GiB.
     const rlimit no_core{0, 0};

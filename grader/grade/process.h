@@ -25,6 +25,9 @@ struct ProcessOptions {
   // The read end of a pipe whose write end is in `inherit`: read while the child runs, into
   // ProcessResult::captured.
   int capture_fd = -1;
+  // When set, the child's standard output goes to this descriptor of ours (e.g. the write end of
+  // the capture pipe), its standard error still to ProcessResult::output.
+  int stdout_fd = -1;
   // Run inside this sandbox: the program prefixed by sandbox_command() (empty: unsandboxed).
   std::vector<std::string> sandbox;
   // RLIMIT_DATA of the child, in bytes (0: none): its heap and private writable mappings. The

@@ -1,6 +1,9 @@
 // The audit of a candidate's object (grade/audit.h): the parsers of readelf, objdump and ninja
 // output (real and malformed), and each rule on the symbols, sections, instructions and includes
 // a compiled lab file can have. The samples are cut from what nvcc and binutils print.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <set>
 #include <string>
 #include <vector>
@@ -552,6 +555,18 @@ TEST_CASE("an object the tools cannot read fails closed", "[audit]") {
   tools.build_dir = "/nonexistent";
   const AuditResult r = audit_candidate({"01", {"/nonexistent/a.cu.o"}, "a.cu", {}}, tools);
   CHECK(contains(r.verdict, "not graded: the audit of the lab's file could not be made (readelf"));
+}
+
+TEST_CASE("the tools run whatever descriptors the grade command has open", "[audit]") {
+  // On a GPU machine the CUDA driver holds descriptors above 9, which a shell redirection such as
+  // dash's ">&12" cannot name: the tools' output must not go through a shell.
+  std::vector<int> held;
+  for (int i = 0; i < 16; ++i) held.push_back(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  AuditTools tools;  // no ninja: the include rule is skipped
+  const AuditResult r = audit_candidate({"01", {"/bin/true"}, "a.cu", {}}, tools);
+  for (const int fd : held) close(fd);
+  CHECK(held.back() > 9);
+  CHECK(!contains(r.verdict, "could not be made"));
 }
 
 // ---- The sanitizer gate's view of the records.
