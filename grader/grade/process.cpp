@@ -259,8 +259,8 @@ Sandbox make_sandbox(const std::string& mode, const std::vector<std::string>& re
       p.insert(p.end(), {"--ro-bind-try", dir, dir});
   }
   // A private /tmp first, so that a repository or build folder under /tmp is bound on top of it.
-  p.insert(p.end(), {"--size", std::to_string(static_cast<long long>(tmp_mib) << 20), "--tmpfs",
-                     "/tmp"});
+  p.insert(p.end(),
+           {"--size", std::to_string(static_cast<long long>(tmp_mib) << 20), "--tmpfs", "/tmp"});
   // The repository, the build, the data and the libraries the graders load.
   std::vector<std::string> shared = read_only;
   if (const char* ld = std::getenv("LD_LIBRARY_PATH")) {

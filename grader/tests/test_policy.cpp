@@ -1,7 +1,7 @@
 // The grading policy: performance credit from a time ratio, and the per-lab thresholds table.
+#include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <cmath>
 #include <string>
 
 #include "cudalab/catch.h"

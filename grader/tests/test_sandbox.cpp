@@ -29,7 +29,8 @@ ProcessResult in_sandbox(const Sandbox& box, const std::string& script) {
 TEST_CASE("the sandbox: read-only repository, private /tmp, own PID namespace, no network",
           "[grader][sandbox]") {
   namespace fs = std::filesystem;
-  const fs::path shared = fs::temp_directory_path() / ("cudalab-sandbox-" + std::to_string(getpid()));
+  const fs::path shared =
+      fs::temp_directory_path() / ("cudalab-sandbox-" + std::to_string(getpid()));
   fs::create_directories(shared);
   std::ofstream(shared / "file") << "original\n";
   Sandbox box;
@@ -49,8 +50,7 @@ TEST_CASE("the sandbox: read-only repository, private /tmp, own PID namespace, n
   const ProcessResult read = in_sandbox(box, "cat '" + (shared / "file").string() + "'");
   CHECK(read.exit_code == 0);
   CHECK(read.output == "original\n");
-  const ProcessResult write =
-      in_sandbox(box, "echo forged > '" + (shared / "file").string() + "'");
+  const ProcessResult write = in_sandbox(box, "echo forged > '" + (shared / "file").string() + "'");
   CHECK(write.exit_code != 0);
   std::ifstream after(shared / "file");
   std::string line;
