@@ -37,10 +37,11 @@ inline constexpr LabPolicy kLabPolicies[] = {
                               // 5-entry row, COO atomics without a segmented reduction) measured
                               // r = 5.85 at worst (CSR vector on Poisson) on an H200;
                               // 5 points each for memcheck and racecheck
-    {"08", 8.00, 25.00, 5},   // the plain answer (the course's edge-parallel BFS, a thread per
-                              // frontier vertex) measured r = 3.81 (256 x 256 grid) and 5.91
-                              // (Kronecker scale 20, whose hubs one thread walks alone) on an
-                              // H200; 5 points each for memcheck and racecheck
+    {"08", 16.00, 48.00, 5},  // the plain answer (the course's edge-parallel BFS, a thread per
+                              // frontier vertex) measured r = 3.5 (256 x 256 grid) and 11.7
+                              // (Kronecker scale 20, a new random source of the giant component
+                              // every timed run, whose hubs one thread walks alone) on an H100;
+                              // 5 points each for memcheck and racecheck
     {"09", 5.00, 15.00, 5},   // the reference computes each pair once (Newton's third law) for
                               // large n; the plain tiled answer (one body per thread, 1/sqrtf,
                               // every ordered pair) measured r = 3.79 on an H200 and must keep
