@@ -66,6 +66,7 @@ struct Options {
   bool sanitize_anyway = false;         // run the sanitizers even when a correctness check failed
   std::string records;                  // also write the check records here
   std::string sandbox = "auto";         // auto | on | off
+  long long memory_gib = 32;            // RLIMIT_DATA of each grader process
   Sandbox box;                          // made once per run
   std::uint64_t seed = kDefaultSeed;
   double timeout_s = 300;
@@ -155,6 +156,8 @@ Options parse(int argc, char** argv) {
       ("records", "also write the check records (one line per check) here", value<std::string>())
       ("seed", "seed of the generated inputs (an instructor's secret seed)", value<std::string>())
       ("timeout", "seconds allowed per check", value<std::string>()->default_value("300"))
+      ("memory-limit", "GiB of heap each grader process may use (RLIMIT_DATA)",
+       value<std::string>()->default_value("32"))
       ("sandbox", "run each check in a bubblewrap sandbox: auto (when bwrap works here), on "
        "(required) or off", value<std::string>()->default_value("auto"))
       ("no-sanitize", "skip the compute-sanitizer checks")
@@ -196,6 +199,8 @@ Options parse(int argc, char** argv) {
   o.timeout_s = static_cast<double>(
       cudalab::parse_int_in_range(r["timeout"].as<std::string>(), "--timeout", 1, 86400));
   o.sanitize = r.count("no-sanitize") == 0;
+  o.memory_gib =
+      cudalab::parse_int_in_range(r["memory-limit"].as<std::string>(), "--memory-limit", 1, 4096);
   o.sandbox =
       cudalab::parse_choice(r["sandbox"].as<std::string>(), "--sandbox", {"auto", "on", "off"});
   o.list = r.count("list") > 0;
@@ -301,6 +306,7 @@ ChannelRun run_with_channel(const std::vector<std::string>& argv, std::vector<st
   options.inherit = {key_fds[0], record_fds[1]};  // closed here by run_process
   options.capture_fd = record_fds[0];
   options.sandbox = o.box.prefix;
+  options.data_limit_bytes = static_cast<std::size_t>(o.memory_gib) << 30;
   ChannelRun run;
   try {
     run.process = run_process(argv, env, timeout_s, options);

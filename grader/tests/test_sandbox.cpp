@@ -83,3 +83,17 @@ TEST_CASE("the sandbox modes: off says so, on refuses to run without it", "[grad
     CHECK_NOTHROW(make_sandbox("on", {}));
   }
 }
+
+TEST_CASE("a grader process's heap is limited", "[grader][process]") {
+  ProcessOptions options;
+  options.data_limit_bytes = std::size_t{64} << 20;
+  // 256 MiB of 'a' in a shell variable: more heap than the limit allows.
+  const ProcessResult big = run_process(
+      {"/bin/sh", "-c", "x=$(head -c 268435456 /dev/zero | tr '\\0' a); echo kept ${#x}"}, {}, 60,
+      options);
+  CHECK(big.output.find("kept 268435456") == std::string::npos);
+  const ProcessResult small =
+      run_process({"/bin/sh", "-c", "x=$(head -c 1048576 /dev/zero | tr '\\0' a); echo kept ${#x}"},
+                  {}, 60, options);
+  CHECK(small.output == "kept 1048576\n");
+}
