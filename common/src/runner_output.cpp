@@ -42,12 +42,25 @@ void write_device_field(JsonWriter& w, const DeviceInfo& dev) {
   write_device_json(w, dev);
 }
 
+JsonWriter begin_lab_json(const std::string& lab, const DeviceInfo& dev) {
+  JsonWriter w;
+  w.begin_object().field("lab", lab);
+  write_device_field(w, dev);
+  return w;
+}
+
 void write_bandwidth_fields(JsonWriter& w, double ms, double rse, double gbs,
                             const DeviceInfo& dev) {
   w.field("ms", ms)
       .field("rse", rse)
       .field("gbs", gbs)
       .field("pct_copy", 100 * gbs / dev.copy_bandwidth_gbs);
+}
+
+void write_status_and_bandwidth(JsonWriter& w, const std::string& status, double ms, double rse,
+                                double gbs, const DeviceInfo& dev) {
+  w.field("status", status);
+  if (status == "ok") write_bandwidth_fields(w, ms, rse, gbs, dev);
 }
 
 void save_json(const JsonWriter& w, const std::string& path) {

@@ -13,12 +13,7 @@
 #include "cudalab/sparse/generators.h"
 #include "test_sparse_support.h"
 
-using cudalab::sparse::CooMatrix;
-using cudalab::sparse::CsrMatrix;
-using cudalab::sparse::EllMatrix;
-using cudalab::sparse::HybMatrix;
-using cudalab::sparse::index_t;
-using cudalab::sparse::kEllPadding;
+using namespace cudalab::sparse;  // the library under test
 using sparse_test::coo_of;
 
 namespace {
@@ -80,10 +75,10 @@ CsrMatrix with_row_lengths(const std::vector<index_t>& lengths, index_t cols) {
 // stencil.
 std::vector<CsrMatrix> generated_matrices(std::uint64_t seed) {
   return {
-      cudalab::sparse::power_law_matrix(300, 200, 1, 200, seed),
-      cudalab::sparse::empty_rows_matrix(100, 50, 7, 30, seed),
-      cudalab::sparse::long_row_matrix(64, 500, 4, 17, 500, seed),
-      cudalab::sparse::poisson_2d(7),
+      power_law_matrix(300, 200, 1, 200, seed),
+      empty_rows_matrix(100, 50, 7, 30, seed),
+      long_row_matrix(64, 500, 4, 17, 500, seed),
+      poisson_2d(7),
   };
 }
 
@@ -91,16 +86,16 @@ std::vector<CsrMatrix> generated_matrices(std::uint64_t seed) {
 
 TEST_CASE("CSR from COO: sorted rows and columns, duplicates summed, hand-checked",
           "[common][sparse][formats]") {
-  const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
+  const CsrMatrix a = coo_to_csr(example_coo());
   CHECK(a.rows == 4);
   CHECK(a.cols == 4);
   CHECK(a.row_ptr == std::vector<index_t>{0, 2, 2, 6, 7});
   CHECK(a.col_idx == std::vector<index_t>{0, 2, 0, 1, 2, 3, 1});
   CHECK(a.val == std::vector<float>{1, 2, 3, 4, 5, 6, 7});
-  CHECK(cudalab::sparse::row_lengths(a) == std::vector<index_t>{2, 0, 4, 1});
-  CHECK_NOTHROW(cudalab::sparse::validate(a));
+  CHECK(row_lengths(a) == std::vector<index_t>{2, 0, 4, 1});
+  CHECK_NOTHROW(validate(a));
 
-  const CooMatrix back = cudalab::sparse::csr_to_coo(a);
+  const CooMatrix back = csr_to_coo(a);
   CHECK(back.row == std::vector<index_t>{0, 0, 2, 2, 2, 2, 3});
   CHECK(back.col == a.col_idx);
   CHECK(back.val == a.val);
@@ -110,13 +105,12 @@ TEST_CASE("CSR from COO: duplicates add in double, independent of the entry orde
           "[common][sparse][formats]") {
   // In float, 1e8 + 1 - 1e8 is 0 or 1 depending on the order; in double it is exactly 1.
   const CooMatrix a = coo_of(2, 2, {{1, 1, 1e8f}, {1, 1, 1.0f}, {0, 1, 5.0f}, {1, 1, -1e8f}});
-  const CsrMatrix c = cudalab::sparse::coo_to_csr(a);
+  const CsrMatrix c = coo_to_csr(a);
   CHECK(c.row_ptr == std::vector<index_t>{0, 1, 2});
   CHECK(c.val == std::vector<float>{5.0f, 1.0f});
 
   // Any permutation of a COO without duplicates gives the same CSR.
-  const CooMatrix base =
-      cudalab::sparse::csr_to_coo(cudalab::sparse::random_matrix(60, 50, 0, 9, 3));
+  const CooMatrix base = csr_to_coo(random_matrix(60, 50, 0, 9, 3));
   std::vector<std::size_t> order(base.nnz());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::mt19937_64 rng(11);
@@ -125,7 +119,7 @@ TEST_CASE("CSR from COO: duplicates add in double, independent of the entry orde
   shuffled.rows = base.rows;
   shuffled.cols = base.cols;
   for (std::size_t k : order) shuffled.push_back(base.row[k], base.col[k], base.val[k]);
-  const CsrMatrix x = cudalab::sparse::coo_to_csr(base), y = cudalab::sparse::coo_to_csr(shuffled);
+  const CsrMatrix x = coo_to_csr(base), y = coo_to_csr(shuffled);
   CHECK(x.row_ptr == y.row_ptr);
   CHECK(x.col_idx == y.col_idx);
   CHECK(x.val == y.val);
@@ -133,24 +127,24 @@ TEST_CASE("CSR from COO: duplicates add in double, independent of the entry orde
 
 TEST_CASE("CSR from COO: bad input is refused", "[common][sparse][formats]") {
   CooMatrix a = coo_of(2, 2, {{2, 0, 1.0f}});
-  CHECK_THROWS_AS(cudalab::sparse::coo_to_csr(a), std::invalid_argument);
+  CHECK_THROWS_AS(coo_to_csr(a), std::invalid_argument);
   a.row = {0};
   a.col = {-1};
-  CHECK_THROWS_AS(cudalab::sparse::coo_to_csr(a), std::invalid_argument);
+  CHECK_THROWS_AS(coo_to_csr(a), std::invalid_argument);
   a.col = {0, 1};
-  CHECK_THROWS_AS(cudalab::sparse::coo_to_csr(a), std::invalid_argument);
+  CHECK_THROWS_AS(coo_to_csr(a), std::invalid_argument);
 
-  CsrMatrix c = cudalab::sparse::coo_to_csr(example_coo());
+  CsrMatrix c = coo_to_csr(example_coo());
   std::swap(c.col_idx[0], c.col_idx[1]);  // unsorted row
-  CHECK_THROWS_AS(cudalab::sparse::validate(c), std::invalid_argument);
-  c = cudalab::sparse::coo_to_csr(example_coo());
+  CHECK_THROWS_AS(validate(c), std::invalid_argument);
+  c = coo_to_csr(example_coo());
   c.row_ptr.pop_back();
-  CHECK_THROWS_AS(cudalab::sparse::validate(c), std::invalid_argument);
+  CHECK_THROWS_AS(validate(c), std::invalid_argument);
 }
 
 TEST_CASE("ELL: column-major slots padded with (-1, 0), hand-checked",
           "[common][sparse][formats]") {
-  const EllMatrix e = cudalab::sparse::csr_to_ell(cudalab::sparse::coo_to_csr(example_coo()));
+  const EllMatrix e = csr_to_ell(coo_to_csr(example_coo()));
   REQUIRE(e.width == 4);
   // Slot k of row i at k * rows + i: the first slots of all rows, then the second slots, ...
   const index_t P = kEllPadding;
@@ -164,9 +158,9 @@ TEST_CASE("ELL: column-major slots padded with (-1, 0), hand-checked",
                                     0, 0, 6, 0});
   CHECK(kEllPadding == -1);
 
-  const CsrMatrix csr = cudalab::sparse::coo_to_csr(example_coo());
-  CHECK_THROWS_AS(cudalab::sparse::csr_to_ell(csr, 3), std::invalid_argument);
-  const EllMatrix wide = cudalab::sparse::csr_to_ell(csr, 6);
+  const CsrMatrix csr = coo_to_csr(example_coo());
+  CHECK_THROWS_AS(csr_to_ell(csr, 3), std::invalid_argument);
+  const EllMatrix wide = csr_to_ell(csr, 6);
   CHECK(wide.width == 6);
   CHECK(wide.col_idx.size() == 24);
   CHECK(std::count(wide.col_idx.begin(), wide.col_idx.end(), kEllPadding) == 24 - 7);
@@ -174,11 +168,11 @@ TEST_CASE("ELL: column-major slots padded with (-1, 0), hand-checked",
 
 TEST_CASE("HYB: the one-third rule and the ELL/COO split, hand-checked",
           "[common][sparse][formats]") {
-  const CsrMatrix csr = cudalab::sparse::coo_to_csr(example_coo());
+  const CsrMatrix csr = coo_to_csr(example_coo());
   // Row lengths 2, 0, 4, 1 over 4 rows. Slot column 0 is filled by 3 rows, column 1 by 2 (both
   // >= 4/3), column 2 by 1 (< 4/3): K = 2.
-  CHECK(cudalab::sparse::hyb_ell_width(csr) == 2);
-  const HybMatrix h = cudalab::sparse::csr_to_hyb(csr);
+  CHECK(hyb_ell_width(csr) == 2);
+  const HybMatrix h = csr_to_hyb(csr);
   const index_t P = kEllPadding;
   CHECK(h.ell.width == 2);
   CHECK(h.ell.col_idx == std::vector<index_t>{0, P, 0, 1, 2, P, 1, P});
@@ -189,13 +183,12 @@ TEST_CASE("HYB: the one-third rule and the ELL/COO split, hand-checked",
   CHECK(h.coo.val == std::vector<float>{5, 6});
 
   // An explicit width overrides the rule.
-  const HybMatrix all_coo = cudalab::sparse::csr_to_hyb(csr, 0);
+  const HybMatrix all_coo = csr_to_hyb(csr, 0);
   CHECK(all_coo.ell.width == 0);
   CHECK(all_coo.coo.nnz() == 7);
 }
 
 TEST_CASE("HYB: the one-third rule on row-length distributions", "[common][sparse][formats]") {
-  using cudalab::sparse::hyb_ell_width;
   // Equal rows: all ELL.
   CHECK(hyb_ell_width(with_row_lengths(std::vector<index_t>(10, 5), 8)) == 5);
   // One long row among 99 of length 3: the long row's tail goes to COO.
@@ -220,15 +213,15 @@ TEST_CASE("ELL and HYB compute the same y as CSR on generated matrices",
   for (const CsrMatrix& a : matrices) {
     CAPTURE(a.rows, a.cols, a.nnz());
     const std::vector<float> x = cudalab::random_floats(static_cast<std::size_t>(a.cols), seed);
-    const std::vector<double> ref = cudalab::sparse::spmv_reference(a, x);
-    const HybMatrix h = cudalab::sparse::csr_to_hyb(a);
+    const std::vector<double> ref = spmv_reference(a, x);
+    const HybMatrix h = csr_to_hyb(a);
     CHECK(h.ell.col_idx.size() == static_cast<std::size_t>(a.rows) * h.ell.width);
     CHECK(h.coo.nnz() + (h.ell.col_idx.size() -
                          static_cast<std::size_t>(std::count(h.ell.col_idx.begin(),
                                                              h.ell.col_idx.end(), kEllPadding))) ==
           a.nnz());
     const std::vector<double> yh = hyb_times(h, x);
-    const std::vector<double> ye = ell_times(cudalab::sparse::csr_to_ell(a), x);
+    const std::vector<double> ye = ell_times(csr_to_ell(a), x);
     for (index_t i = 0; i < a.rows; ++i) {
       CAPTURE(i);
       CHECK(yh[i] == Approx(ref[i]).margin(1e-12));
@@ -238,8 +231,6 @@ TEST_CASE("ELL and HYB compute the same y as CSR on generated matrices",
 }
 
 namespace {
-
-using cudalab::sparse::PanelMatrix;
 
 // y of a row-panel matrix in double, slot by slot, as the kernel adds them (a long row's 32 lane
 // accumulators summed into its own); checks the layout's invariants on the way.
@@ -257,14 +248,14 @@ std::vector<double> panel_times(const PanelMatrix& m, const std::vector<float>& 
     CHECK(m.run_ptr[run] % 32 == 0);
     for (auto k = static_cast<std::size_t>(m.run_ptr[run]);
          k < static_cast<std::size_t>(m.run_ptr[run + 1]); ++k) {
-      const index_t col = cudalab::sparse::panel_column(m, k);
+      const index_t col = panel_column(m, k);
       CHECK(col - m.group_col[k / 32] < 65536);
       const std::uint32_t acc = m.packed[k] >> 16;
-      if (acc == cudalab::sparse::kPanelPadding) {
+      if (acc == kPanelPadding) {
         CHECK(m.val[k] == 0.0f);
         continue;
       }
-      if (k % 32 != 0) CHECK(col >= cudalab::sparse::panel_column(m, k - 1));  // column order
+      if (k % 32 != 0) CHECK(col >= panel_column(m, k - 1));  // column order
       REQUIRE(static_cast<index_t>(acc) < accumulators);
       index_t local = static_cast<index_t>(acc);
       if (local >= rows) {  // a long row's lane accumulator: the entry's own lane
@@ -280,7 +271,7 @@ std::vector<double> panel_times(const PanelMatrix& m, const std::vector<float>& 
 std::size_t panel_entries(const PanelMatrix& m) {
   return static_cast<std::size_t>(
       std::count_if(m.packed.begin(), m.packed.end(),
-                    [](std::uint32_t v) { return (v >> 16) != cudalab::sparse::kPanelPadding; }));
+                    [](std::uint32_t v) { return (v >> 16) != kPanelPadding; }));
 }
 
 }  // namespace
@@ -289,8 +280,8 @@ TEST_CASE("Row panels: the cut, the column order and padding, hand-checked",
           "[common][sparse][formats]") {
   // The example's rows have 2, 0, 4, 1 entries (7 in all). Two panels: the first ends where the
   // entries reach 7 / 2, so rows 0-2 (6 entries), then row 3.
-  const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
-  const PanelMatrix m = cudalab::sparse::csr_to_panels(a, 2, 1, 100);
+  const CsrMatrix a = coo_to_csr(example_coo());
+  const PanelMatrix m = csr_to_panels(a, 2, 1, 100);
   CHECK(m.panel_row == std::vector<index_t>{0, 3, 4});
   CHECK(m.max_accumulators == 3);
   CHECK(m.split_ptr == std::vector<index_t>{0, 0, 0});
@@ -309,7 +300,7 @@ TEST_CASE("Row panels: the cut, the column order and padding, hand-checked",
   CHECK(m.val[32] == 7.0f);
 
   // One panel in two parts: the 7 entries in column order, 3 to the first run, 4 to the second.
-  const PanelMatrix two = cudalab::sparse::csr_to_panels(a, 1, 2, 100);
+  const PanelMatrix two = csr_to_panels(a, 1, 2, 100);
   CHECK(two.panel_row == std::vector<index_t>{0, 4});
   CHECK(two.run_ptr == std::vector<index_t>{0, 32, 64});
   CHECK(two.group_col == std::vector<index_t>{0, 1});
@@ -319,7 +310,7 @@ TEST_CASE("Row panels: the cut, the column order and padding, hand-checked",
 
   // Every row of at least one entry is long (33 accumulators), and a panel holds 33: one row per
   // panel whatever the entries say. Row 0's entries go to lane accumulators 1 + lane.
-  const PanelMatrix single = cudalab::sparse::csr_to_panels(a, 2, 1, 33, 1);
+  const PanelMatrix single = csr_to_panels(a, 2, 1, 33, 1);
   CHECK(single.panel_row == std::vector<index_t>{0, 1, 2, 3, 4});
   CHECK(single.split_ptr == std::vector<index_t>{0, 1, 1, 2, 3});
   CHECK(single.split_row == std::vector<index_t>{0, 0, 0});
@@ -327,7 +318,7 @@ TEST_CASE("Row panels: the cut, the column order and padding, hand-checked",
   CHECK(single.max_accumulators == 33);
   CHECK(single.packed[0] >> 16 == 1);
   CHECK(single.packed[1] >> 16 == 2);
-  CHECK(single.packed[2] >> 16 == cudalab::sparse::kPanelPadding);
+  CHECK(single.packed[2] >> 16 == kPanelPadding);
 }
 
 TEST_CASE("Row panels: a group never spans 65536 columns", "[common][sparse][formats]") {
@@ -337,12 +328,12 @@ TEST_CASE("Row panels: a group never spans 65536 columns", "[common][sparse][for
   a.row_ptr = {0, 5};
   a.col_idx = {0, 1, 70000, 135535, 140000};
   a.val = {1, 2, 3, 4, 5};
-  const PanelMatrix m = cudalab::sparse::csr_to_panels(a, 1, 1, 100);
+  const PanelMatrix m = csr_to_panels(a, 1, 1, 100);
   // 0 and 1 share a group; 70000 is too far and opens the next, 135535 = 70000 + 65535 still fits,
   // 140000 opens a third.
   CHECK(m.group_col == std::vector<index_t>{0, 70000, 140000});
   CHECK(m.run_ptr == std::vector<index_t>{0, 96});
-  CHECK(cudalab::sparse::panel_column(m, 33) == 135535);
+  CHECK(panel_column(m, 33) == 135535);
   CHECK(panel_entries(m) == 5);
   const std::vector<float> x(200000, 0.5f);
   CHECK(panel_times(m, x)[0] == Approx(7.5));
@@ -358,8 +349,7 @@ TEST_CASE("Row panels compute the same y as CSR on generated matrices",
   CAPTURE(seed, panels, parts, max_accumulators, split_length);
   for (const CsrMatrix& a : generated_matrices(seed)) {
     CAPTURE(a.rows, a.cols, a.nnz());
-    const PanelMatrix m =
-        cudalab::sparse::csr_to_panels(a, panels, parts, max_accumulators, split_length);
+    const PanelMatrix m = csr_to_panels(a, panels, parts, max_accumulators, split_length);
     CHECK(m.panel_row.back() == a.rows);
     CHECK(m.max_accumulators <= max_accumulators);
     std::size_t long_rows = 0;
@@ -367,7 +357,7 @@ TEST_CASE("Row panels compute the same y as CSR on generated matrices",
     CHECK(m.split_row.size() == long_rows);
     CHECK(panel_entries(m) == a.nnz());
     const std::vector<float> x = cudalab::random_floats(static_cast<std::size_t>(a.cols), seed);
-    const std::vector<double> ref = cudalab::sparse::spmv_reference(a, x);
+    const std::vector<double> ref = spmv_reference(a, x);
     const std::vector<double> y = panel_times(m, x);
     for (index_t i = 0; i < a.rows; ++i) {
       CAPTURE(i);
@@ -379,47 +369,43 @@ TEST_CASE("Row panels compute the same y as CSR on generated matrices",
 TEST_CASE("Row panels: empty matrices and bad shapes", "[common][sparse][formats]") {
   CsrMatrix none;
   none.row_ptr = {0};
-  const PanelMatrix m0 = cudalab::sparse::csr_to_panels(none, 4, 2, 100);
+  const PanelMatrix m0 = csr_to_panels(none, 4, 2, 100);
   CHECK(m0.panels() == 0);
   CHECK(m0.run_ptr == std::vector<index_t>{0});
   CsrMatrix zeros;
   zeros.rows = 5;
   zeros.cols = 3;
   zeros.row_ptr = std::vector<index_t>(6, 0);
-  const PanelMatrix mz = cudalab::sparse::csr_to_panels(zeros, 2, 2, 100);
+  const PanelMatrix mz = csr_to_panels(zeros, 2, 2, 100);
   CHECK(mz.panel_row.back() == 5);
   CHECK(mz.packed.empty());
   CHECK(mz.run_ptr == std::vector<index_t>(mz.panels() * 2 + 1, 0));
 
-  const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 0, 1, 100),
-                    Catch::Contains("panels must be"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 0, 100), Catch::Contains("parts must be"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 9, 100), Catch::Contains("parts must be"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 32),
-                    Catch::Contains("max_accumulators"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 65536),
-                    Catch::Contains("max_accumulators"));
-  CHECK_THROWS_WITH(cudalab::sparse::csr_to_panels(a, 2, 1, 100, 0),
-                    Catch::Contains("split_length"));
+  const CsrMatrix a = coo_to_csr(example_coo());
+  CHECK_THROWS_WITH(csr_to_panels(a, 0, 1, 100), Catch::Contains("panels must be"));
+  CHECK_THROWS_WITH(csr_to_panels(a, 2, 0, 100), Catch::Contains("parts must be"));
+  CHECK_THROWS_WITH(csr_to_panels(a, 2, 9, 100), Catch::Contains("parts must be"));
+  CHECK_THROWS_WITH(csr_to_panels(a, 2, 1, 32), Catch::Contains("max_accumulators"));
+  CHECK_THROWS_WITH(csr_to_panels(a, 2, 1, 65536), Catch::Contains("max_accumulators"));
+  CHECK_THROWS_WITH(csr_to_panels(a, 2, 1, 100, 0), Catch::Contains("split_length"));
 }
 
 TEST_CASE("SpMV reference: y = A x in double on a tiny matrix", "[common][sparse][spmv]") {
-  const CsrMatrix a = cudalab::sparse::coo_to_csr(example_coo());
+  const CsrMatrix a = coo_to_csr(example_coo());
   const std::vector<float> x = {1.0f, -2.0f, 0.5f, 3.0f};
   // Row 0: 1 + 2*0.5 = 2; row 1 empty; row 2: 3 - 8 + 2.5 + 18 = 15.5; row 3: -14.
-  CHECK(cudalab::sparse::spmv_reference(a, x) == std::vector<double>{2.0, 0.0, 15.5, -14.0});
-  CHECK(cudalab::sparse::spmv_abs_reference(a, x) == std::vector<double>{2.0, 0.0, 31.5, 14.0});
-  CHECK_THROWS_AS(cudalab::sparse::spmv_reference(a, std::vector<float>(3)), std::invalid_argument);
+  CHECK(spmv_reference(a, x) == std::vector<double>{2.0, 0.0, 15.5, -14.0});
+  CHECK(spmv_abs_reference(a, x) == std::vector<double>{2.0, 0.0, 31.5, 14.0});
+  CHECK_THROWS_AS(spmv_reference(a, std::vector<float>(3)), std::invalid_argument);
 }
 
 TEST_CASE("SpMV error bound: gamma(row length) * sum |a x| holds for float sums in any order",
           "[common][sparse][spmv]") {
-  const CsrMatrix a = cudalab::sparse::power_law_matrix(400, 3000, 2, 3000, 9);
+  const CsrMatrix a = power_law_matrix(400, 3000, 2, 3000, 9);
   const std::vector<float> x = cudalab::random_floats(3000, 10);
-  const std::vector<double> ref = cudalab::sparse::spmv_reference(a, x);
-  const std::vector<double> bound = cudalab::sparse::spmv_error_bound(a, x);
-  const std::vector<double> abs = cudalab::sparse::spmv_abs_reference(a, x);
+  const std::vector<double> ref = spmv_reference(a, x);
+  const std::vector<double> bound = spmv_error_bound(a, x);
+  const std::vector<double> abs = spmv_abs_reference(a, x);
   for (index_t i = 0; i < a.rows; ++i) {
     CAPTURE(i, a.row_length(i));
     const double ku = a.row_length(i) / 16777216.0;

@@ -11,11 +11,7 @@
 #include "cudalab/sparse/generators.h"
 #include "cudalab/sparse/graph.h"
 
-using cudalab::sparse::CsrGraph;
-using cudalab::sparse::CsrMatrix;
-using cudalab::sparse::EdgeList;
-using cudalab::sparse::index_t;
-using cudalab::sparse::to_undirected_csr;
+using namespace cudalab::sparse;  // the library under test
 
 namespace {
 
@@ -29,13 +25,13 @@ bool same(const EdgeList& a, const EdgeList& b) {
 }
 
 CsrMatrix transpose(const CsrMatrix& a) {
-  cudalab::sparse::CooMatrix t;
+  CooMatrix t;
   t.rows = a.cols;
   t.cols = a.rows;
   for (index_t i = 0; i < a.rows; ++i)
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
       t.push_back(a.col_idx[k], i, a.val[k]);
-  return cudalab::sparse::coo_to_csr(t);
+  return coo_to_csr(t);
 }
 
 // Connected components counted with the BFS reference.
@@ -45,7 +41,7 @@ index_t count_components(const CsrGraph& g) {
   for (index_t v = 0; v < g.num_vertices; ++v) {
     if (seen[v] >= 0) continue;
     ++components;
-    const std::vector<index_t> depth = cudalab::sparse::bfs_depths(g, v);
+    const std::vector<index_t> depth = bfs_depths(g, v);
     for (index_t u = 0; u < g.num_vertices; ++u)
       if (depth[u] >= 0) seen[u] = 1;
   }
@@ -66,8 +62,8 @@ TEST_CASE("Poisson 2D: 5-point stencil, nnz = 5 n^2 - 4 n, symmetric, zero row s
           "[common][sparse][generators]") {
   const index_t n = GENERATE(1, 2, 5, 32);
   CAPTURE(n);
-  const CsrMatrix a = cudalab::sparse::poisson_2d(n);
-  CHECK_NOTHROW(cudalab::sparse::validate(a));
+  const CsrMatrix a = poisson_2d(n);
+  CHECK_NOTHROW(validate(a));
   CHECK(a.rows == n * n);
   CHECK(a.nnz() == static_cast<std::size_t>(5 * n * n - 4 * n));
   CHECK(same(a, transpose(a)));
@@ -79,16 +75,16 @@ TEST_CASE("Poisson 2D: 5-point stencil, nnz = 5 n^2 - 4 n, symmetric, zero row s
     if (interior) CHECK(sum == 0.0);
     if (interior) CHECK(a.row_length(i) == 5);
   }
-  CHECK_THROWS_AS(cudalab::sparse::poisson_2d(0), std::invalid_argument);
-  CHECK_THROWS_AS(cudalab::sparse::poisson_2d(30000), std::invalid_argument);
+  CHECK_THROWS_AS(poisson_2d(0), std::invalid_argument);
+  CHECK_THROWS_AS(poisson_2d(30000), std::invalid_argument);
 }
 
 TEST_CASE("Poisson 3D: 7-point stencil, nnz = 7 n^3 - 6 n^2, symmetric",
           "[common][sparse][generators]") {
   const index_t n = GENERATE(1, 2, 6);
   CAPTURE(n);
-  const CsrMatrix a = cudalab::sparse::poisson_3d(n);
-  CHECK_NOTHROW(cudalab::sparse::validate(a));
+  const CsrMatrix a = poisson_3d(n);
+  CHECK_NOTHROW(validate(a));
   CHECK(a.rows == n * n * n);
   CHECK(a.nnz() == static_cast<std::size_t>(7 * n * n * n - 6 * n * n));
   CHECK(same(a, transpose(a)));
@@ -103,7 +99,6 @@ TEST_CASE("Random matrices: the same seed gives the same matrix, another seed an
           "[common][sparse][generators]") {
   const std::uint64_t seed = GENERATE(std::uint64_t{1}, std::uint64_t{2024});
   CAPTURE(seed);
-  using namespace cudalab::sparse;
   CHECK(same(power_law_matrix(500, 400, 1, 400, seed), power_law_matrix(500, 400, 1, 400, seed)));
   CHECK_FALSE(
       same(power_law_matrix(500, 400, 1, 400, seed), power_law_matrix(500, 400, 1, 400, seed + 1)));
@@ -115,19 +110,19 @@ TEST_CASE("Random matrices: the same seed gives the same matrix, another seed an
 TEST_CASE("Random matrices: pinned output for a seed (portability)",
           "[common][sparse][generators]") {
   // Computed once on x86-64 Linux with g++; any platform must produce the same matrix.
-  const CsrMatrix a = cudalab::sparse::power_law_matrix(1000, 1000, 1, 1000, 42);
+  const CsrMatrix a = power_law_matrix(1000, 1000, 1, 1000, 42);
   CHECK(a.nnz() == 7276u);
   CHECK(fingerprint(a.row_ptr, a.col_idx) == 0x691058ccd12431c3ULL);
   CHECK(a.val[0] == 0x1.81193p-1f);
-  const EdgeList k = cudalab::sparse::kronecker_graph(10, 16, 42);
+  const EdgeList k = kronecker_graph(10, 16, 42);
   CHECK(fingerprint(k.src, k.dst) == 0x10d2e83a48a92a0fULL);
 }
 
 TEST_CASE("Power-law rows: lengths in range with a P(length >= k) = min / k tail",
           "[common][sparse][generators]") {
-  const CsrMatrix a = cudalab::sparse::power_law_matrix(20000, 5000, 1, 5000, 7);
-  CHECK_NOTHROW(cudalab::sparse::validate(a));
-  const std::vector<index_t> len = cudalab::sparse::row_lengths(a);
+  const CsrMatrix a = power_law_matrix(20000, 5000, 1, 5000, 7);
+  CHECK_NOTHROW(validate(a));
+  const std::vector<index_t> len = row_lengths(a);
   CHECK(*std::min_element(len.begin(), len.end()) >= 1);
   const auto at_least = [&](index_t k) {
     return static_cast<double>(
@@ -138,41 +133,40 @@ TEST_CASE("Power-law rows: lengths in range with a P(length >= k) = min / k tail
   CHECK(at_least(10) == Approx(0.1).margin(0.01));
   CHECK(at_least(100) == Approx(0.01).margin(0.003));
   CHECK(*std::max_element(len.begin(), len.end()) > 1000);  // a heavy tail: some very long rows
-  CHECK_THROWS_AS(cudalab::sparse::power_law_matrix(10, 10, 0, 5, 1), std::invalid_argument);
-  CHECK_THROWS_AS(cudalab::sparse::power_law_matrix(10, 10, 1, 11, 1), std::invalid_argument);
+  CHECK_THROWS_AS(power_law_matrix(10, 10, 0, 5, 1), std::invalid_argument);
+  CHECK_THROWS_AS(power_law_matrix(10, 10, 1, 11, 1), std::invalid_argument);
 }
 
 TEST_CASE("Long row, empty rows, uniform rows: the promised row lengths",
           "[common][sparse][generators]") {
-  const CsrMatrix l = cudalab::sparse::long_row_matrix(256, 10000, 4, 100, 10000, 3);
+  const CsrMatrix l = long_row_matrix(256, 10000, 4, 100, 10000, 3);
   for (index_t i = 0; i < l.rows; ++i) CHECK(l.row_length(i) == (i == 100 ? 10000 : 4));
-  CHECK_NOTHROW(cudalab::sparse::validate(l));  // a full row: every column once, sorted
-  CHECK_THROWS_AS(cudalab::sparse::long_row_matrix(10, 10, 2, 10, 5, 3), std::invalid_argument);
+  CHECK_NOTHROW(validate(l));  // a full row: every column once, sorted
+  CHECK_THROWS_AS(long_row_matrix(10, 10, 2, 10, 5, 3), std::invalid_argument);
 
-  const CsrMatrix e = cudalab::sparse::empty_rows_matrix(1000, 100, 6, 40, 3);
-  const std::vector<index_t> len = cudalab::sparse::row_lengths(e);
+  const CsrMatrix e = empty_rows_matrix(1000, 100, 6, 40, 3);
+  const std::vector<index_t> len = row_lengths(e);
   CHECK(len.front() == 0);
   CHECK(len.back() == 0);
   const auto empty = std::count(len.begin(), len.end(), 0);
   CHECK(empty == Approx(400).margin(60));
   CHECK(std::count(len.begin(), len.end(), 6) == static_cast<long>(len.size()) - empty);
 
-  const CsrMatrix u = cudalab::sparse::random_matrix(300, 50, 2, 9, 3);
-  const std::vector<index_t> ul = cudalab::sparse::row_lengths(u);
+  const CsrMatrix u = random_matrix(300, 50, 2, 9, 3);
+  const std::vector<index_t> ul = row_lengths(u);
   const std::set<index_t> seen(ul.begin(), ul.end());
   CHECK(seen == std::set<index_t>{2, 3, 4, 5, 6, 7, 8, 9});
 }
 
 TEST_CASE("Random matrix values: nonzero in [-1, 1], or small nonzero integers",
           "[common][sparse][generators]") {
-  const CsrMatrix a = cudalab::sparse::random_matrix(200, 100, 5, 30, 8);
+  const CsrMatrix a = random_matrix(200, 100, 5, 30, 8);
   for (float v : a.val) {
     CHECK(v != 0.0f);
     CHECK(v >= -1.0f);
     CHECK(v <= 1.0f);
   }
-  const CsrMatrix b =
-      cudalab::sparse::random_matrix(200, 100, 5, 30, 8, cudalab::sparse::Values::small_ints);
+  const CsrMatrix b = random_matrix(200, 100, 5, 30, 8, Values::small_ints);
   const std::set<float> seen(b.val.begin(), b.val.end());
   CHECK(seen == std::set<float>{-4, -3, -2, -1, 1, 2, 3, 4});
 }
@@ -182,15 +176,15 @@ TEST_CASE("Kronecker: 2^scale vertices, edge_factor * 2^scale edges before dedup
   const int scale = GENERATE(0, 1, 8, 12);
   const int edge_factor = GENERATE(1, 16);
   CAPTURE(scale, edge_factor);
-  const EdgeList g = cudalab::sparse::kronecker_graph(scale, edge_factor, 5);
+  const EdgeList g = kronecker_graph(scale, edge_factor, 5);
   CHECK(g.num_vertices == (1 << scale));
   CHECK(g.num_edges() == static_cast<std::size_t>(edge_factor) << scale);
-  CHECK(same(g, cudalab::sparse::kronecker_graph(scale, edge_factor, 5)));
+  CHECK(same(g, kronecker_graph(scale, edge_factor, 5)));
   const CsrGraph csr = to_undirected_csr(g);
-  CHECK_NOTHROW(cudalab::sparse::validate(csr));
+  CHECK_NOTHROW(validate(csr));
   CHECK(csr.num_arcs() <= 2 * g.num_edges());
   if (scale == 12 && edge_factor == 16) {
-    CHECK_FALSE(same(g, cudalab::sparse::kronecker_graph(scale, edge_factor, 6)));
+    CHECK_FALSE(same(g, kronecker_graph(scale, edge_factor, 6)));
     CHECK(csr.num_arcs() < 2 * g.num_edges());  // R-MAT repeats edges; dedup removes them
     index_t max_degree = 0;
     for (index_t v = 0; v < csr.num_vertices; ++v) max_degree = std::max(max_degree, csr.degree(v));
@@ -199,30 +193,30 @@ TEST_CASE("Kronecker: 2^scale vertices, edge_factor * 2^scale edges before dedup
     // The permutation spreads the hubs: vertex 0 (the hub before permuting) is not special.
     CHECK(csr.degree(0) < max_degree);
   }
-  CHECK_THROWS_AS(cudalab::sparse::kronecker_graph(31, 1, 1), std::invalid_argument);
-  CHECK_THROWS_AS(cudalab::sparse::kronecker_graph(4, 0, 1), std::invalid_argument);
+  CHECK_THROWS_AS(kronecker_graph(31, 1, 1), std::invalid_argument);
+  CHECK_THROWS_AS(kronecker_graph(4, 0, 1), std::invalid_argument);
 }
 
 TEST_CASE("Grids and chains: edge counts and BFS depths by formula",
           "[common][sparse][generators][graph]") {
   const index_t rows = GENERATE(1, 3, 17), cols = GENERATE(1, 4, 9);
   CAPTURE(rows, cols);
-  const EdgeList grid = cudalab::sparse::grid_graph(rows, cols);
+  const EdgeList grid = grid_graph(rows, cols);
   CHECK(grid.num_vertices == rows * cols);
   CHECK(grid.num_edges() == static_cast<std::size_t>(rows * (cols - 1) + cols * (rows - 1)));
-  const std::vector<index_t> depth = cudalab::sparse::bfs_depths(to_undirected_csr(grid), 0);
+  const std::vector<index_t> depth = bfs_depths(to_undirected_csr(grid), 0);
   for (index_t v = 0; v < rows * cols; ++v) CHECK(depth[v] == v / cols + v % cols);
 
   const index_t n = rows * cols;
-  const CsrGraph chain = to_undirected_csr(cudalab::sparse::chain_graph(n));
+  const CsrGraph chain = to_undirected_csr(chain_graph(n));
   CHECK(chain.num_arcs() == static_cast<std::size_t>(2 * (n - 1)));
-  const std::vector<index_t> d = cudalab::sparse::bfs_depths(chain, 0);
+  const std::vector<index_t> d = bfs_depths(chain, 0);
   CHECK(d.back() == n - 1);
 }
 
 TEST_CASE("Disconnected graphs: components + isolated vertices, interleaved",
           "[common][sparse][generators][graph]") {
-  const EdgeList g = cudalab::sparse::disconnected_graph(5, 40, 13, 9);
+  const EdgeList g = disconnected_graph(5, 40, 13, 9);
   CHECK(g.num_vertices == 5 * 40 + 13);
   const CsrGraph csr = to_undirected_csr(g);
   CHECK(count_components(csr) == 5 + 13);
@@ -231,36 +225,36 @@ TEST_CASE("Disconnected graphs: components + isolated vertices, interleaved",
   CHECK(isolated == 13);
   CHECK(count_self_loops(csr) == 0);
   // Interleaved: the component of vertex 0 is not the block 0..39.
-  const std::vector<index_t> depth = cudalab::sparse::bfs_depths(csr, 0);
+  const std::vector<index_t> depth = bfs_depths(csr, 0);
   bool contiguous = true;
   for (index_t v = 0; v < 40; ++v) contiguous = contiguous && depth[v] >= 0;
   CHECK_FALSE(contiguous);
-  CHECK(same(g, cudalab::sparse::disconnected_graph(5, 40, 13, 9)));
+  CHECK(same(g, disconnected_graph(5, 40, 13, 9)));
 }
 
 TEST_CASE("Self-loops and duplicate edges: kept or removed by option",
           "[common][sparse][generators][graph]") {
-  const EdgeList base = cudalab::sparse::grid_graph(6, 7);
-  const EdgeList noisy = cudalab::sparse::add_loops_and_duplicates(base, 9, 15, 4);
+  const EdgeList base = grid_graph(6, 7);
+  const EdgeList noisy = add_loops_and_duplicates(base, 9, 15, 4);
   CHECK(noisy.num_edges() == base.num_edges() + 24);
-  CHECK(same(noisy, cudalab::sparse::add_loops_and_duplicates(base, 9, 15, 4)));
+  CHECK(same(noisy, add_loops_and_duplicates(base, 9, 15, 4)));
 
   const CsrGraph clean = to_undirected_csr(noisy);
   const CsrGraph reference = to_undirected_csr(base);
   CHECK(clean.row_ptr == reference.row_ptr);
   CHECK(clean.col_idx == reference.col_idx);
 
-  cudalab::sparse::UndirectedOptions keep;
+  UndirectedOptions keep;
   keep.remove_self_loops = false;
   keep.remove_duplicates = false;
   const CsrGraph multi = to_undirected_csr(noisy, keep);
-  CHECK(cudalab::sparse::count_self_loops(multi) == 9);
+  CHECK(count_self_loops(multi) == 9);
   CHECK(multi.num_arcs() == reference.num_arcs() + 9 + 2 * 15);
-  CHECK_NOTHROW(cudalab::sparse::validate(multi));
+  CHECK_NOTHROW(validate(multi));
   // BFS depths do not change with loops and repeats.
-  CHECK(cudalab::sparse::bfs_depths(multi, 3) == cudalab::sparse::bfs_depths(reference, 3));
+  CHECK(bfs_depths(multi, 3) == bfs_depths(reference, 3));
 
-  const EdgeList random = cudalab::sparse::random_graph(50, 400, 2);
+  const EdgeList random = random_graph(50, 400, 2);
   CHECK(random.num_edges() == 400);
-  CHECK(same(random, cudalab::sparse::random_graph(50, 400, 2)));
+  CHECK(same(random, random_graph(50, 400, 2)));
 }

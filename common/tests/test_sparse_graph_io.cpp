@@ -11,12 +11,7 @@
 #include "cudalab/sparse/graph_io.h"
 #include "test_sparse_support.h"
 
-using cudalab::sparse::CsrGraph;
-using cudalab::sparse::EdgeList;
-using cudalab::sparse::EdgeListOptions;
-using cudalab::sparse::index_t;
-using cudalab::sparse::UndirectedOptions;
-using cudalab::sparse::VertexIds;
+using namespace cudalab::sparse;  // the library under test
 using sparse_test::contains;
 using sparse_test::parse_error_of;
 
@@ -56,7 +51,7 @@ void check_errors(const std::vector<ErrorCase>& cases, const std::string& source
 TEST_CASE("METIS: adjacency lines with comments and an isolated vertex",
           "[common][sparse][metis]") {
   // 1 - 2 - 3, 1 - 3, vertex 4 isolated (blank line), comments anywhere.
-  const EdgeList g = cudalab::sparse::parse_metis(
+  const EdgeList g = parse_metis(
       "% a triangle and an isolated vertex\n"
       "4 3\n"
       "2 3\n"
@@ -67,7 +62,7 @@ TEST_CASE("METIS: adjacency lines with comments and an isolated vertex",
       "t.graph");
   CHECK(g.num_vertices == 4);
   CHECK(pairs(g) == Edges{{0, 1}, {0, 2}, {1, 2}});
-  const CsrGraph csr = cudalab::sparse::to_undirected_csr(g);
+  const CsrGraph csr = to_undirected_csr(g);
   CHECK(csr.row_ptr == std::vector<index_t>{0, 2, 4, 6, 6});
   CHECK(csr.col_idx == std::vector<index_t>{1, 2, 0, 2, 0, 1});
 }
@@ -76,17 +71,14 @@ TEST_CASE("METIS: vertex sizes, vertex weights (ncon) and edge weights are skipp
           "[common][sparse][metis]") {
   const Edges triangle = {{0, 1}, {0, 2}, {1, 2}};
   // Edge weights (fmt 1 / 001).
-  CHECK(pairs(cudalab::sparse::parse_metis("3 3 1\n2 5 3 6\n1 5 3 7\n1 6 2 7\n", "w")) == triangle);
-  CHECK(pairs(cudalab::sparse::parse_metis("3 3 001\n2 5 3 6\n1 5 3 7\n1 6 2 7\n", "w")) ==
-        triangle);
+  CHECK(pairs(parse_metis("3 3 1\n2 5 3 6\n1 5 3 7\n1 6 2 7\n", "w")) == triangle);
+  CHECK(pairs(parse_metis("3 3 001\n2 5 3 6\n1 5 3 7\n1 6 2 7\n", "w")) == triangle);
   // Two vertex weights (fmt 010, ncon 2), as in libmetis-doc's test.mgraph.
-  CHECK(pairs(cudalab::sparse::parse_metis("3 3 010 2\n1 1 2 3\n4 4 1 3\n2 2 1 2\n", "w")) ==
-        triangle);
+  CHECK(pairs(parse_metis("3 3 010 2\n1 1 2 3\n4 4 1 3\n2 2 1 2\n", "w")) == triangle);
   // Size, one vertex weight and edge weights (fmt 111).
-  CHECK(pairs(cudalab::sparse::parse_metis("3 3 111\n9 1 2 5 3 6\n9 1 1 5 3 7\n9 1 1 6 2 7\n",
-                                           "w")) == triangle);
+  CHECK(pairs(parse_metis("3 3 111\n9 1 2 5 3 6\n9 1 1 5 3 7\n9 1 1 6 2 7\n", "w")) == triangle);
   // Vertex weights with an otherwise isolated vertex.
-  const EdgeList g = cudalab::sparse::parse_metis("3 1 10\n1 2\n1 1\n5\n", "w");
+  const EdgeList g = parse_metis("3 1 10\n1 2\n1 1\n5\n", "w");
   CHECK(g.num_vertices == 3);
   CHECK(pairs(g) == Edges{{0, 1}});
 }
@@ -123,7 +115,7 @@ TEST_CASE("METIS: malformed files give one line naming the line and the problem"
           {"2 1 10\n2\n\n", 3, "empty line, but fmt asks for 1 size/weight fields"},
           {"2 1 10\nw 2\n1 1\n", 2, "vertex 1: weight 'w' is not an integer"},
       },
-      "t.graph", [](const std::string& text) { cudalab::sparse::parse_metis(text, "t.graph"); });
+      "t.graph", [](const std::string& text) { parse_metis(text, "t.graph"); });
 }
 
 // ---- GML -------------------------------------------------------------------------------------
@@ -155,17 +147,17 @@ line [string]"
   edge [ target 30 source 30 ]
 ]
 )";
-  const EdgeList g = cudalab::sparse::parse_gml(text, "t.gml");
+  const EdgeList g = parse_gml(text, "t.gml");
   CHECK(g.directed);
   CHECK(g.num_vertices == 3);
   CHECK(pairs(g) == Edges{{0, 1}, {2, 0}, {2, 2}});
-  const EdgeList u = cudalab::sparse::parse_gml("graph [ node [ id 0 ] ]", "t.gml");
+  const EdgeList u = parse_gml("graph [ node [ id 0 ] ]", "t.gml");
   CHECK_FALSE(u.directed);
   CHECK(u.num_vertices == 1);
   CHECK(u.num_edges() == 0);
   // Edges may come before the nodes they name.
-  const EdgeList late = cudalab::sparse::parse_gml(
-      "graph [ edge [ source 1 target 0 ] node [ id 0 ] node [ id 1 ] ]", "t.gml");
+  const EdgeList late =
+      parse_gml("graph [ edge [ source 1 target 0 ] node [ id 0 ] node [ id 1 ] ]", "t.gml");
   CHECK(pairs(late) == Edges{{1, 0}});
 }
 
@@ -198,7 +190,7 @@ TEST_CASE("GML: malformed files give one line naming the line and the problem",
           {"graph [\n [ ]\n]\n", 2, "expected a key, found '['"},
           {"graph [\n node 5\n]\n", 2, "'node' must be followed by '['"},
       },
-      "t.gml", [](const std::string& text) { cudalab::sparse::parse_gml(text, "t.gml"); });
+      "t.gml", [](const std::string& text) { parse_gml(text, "t.gml"); });
 }
 
 // ---- Edge lists ------------------------------------------------------------------------------
@@ -207,33 +199,32 @@ TEST_CASE("Edge lists: 0-based, 1-based and named vertices, comments",
           "[common][sparse][edgelist]") {
   const std::string text = "# source target\n% another comment\n\n0 1\n1\t2\n  3 0\n";
   EdgeListOptions options;
-  const EdgeList zero = cudalab::sparse::parse_edge_list(text, options, "e.txt");
+  const EdgeList zero = parse_edge_list(text, options, "e.txt");
   CHECK(zero.num_vertices == 4);
   CHECK(pairs(zero) == Edges{{0, 1}, {1, 2}, {3, 0}});
 
   options.ids = VertexIds::one_based;
-  const EdgeList one = cudalab::sparse::parse_edge_list("1 2\n2 3\n", options, "e.txt");
+  const EdgeList one = parse_edge_list("1 2\n2 3\n", options, "e.txt");
   CHECK(one.num_vertices == 3);
   CHECK(pairs(one) == Edges{{0, 1}, {1, 2}});
 
   options.ids = VertexIds::names;  // WormNet's gene names, tab-separated
-  const EdgeList named = cudalab::sparse::parse_edge_list(
-      "C41D11.8\tAH9.2\nCD4.2\tAH9.2\nAH9.2 C41D11.8\n", options, "worm.txt");
+  const EdgeList named =
+      parse_edge_list("C41D11.8\tAH9.2\nCD4.2\tAH9.2\nAH9.2 C41D11.8\n", options, "worm.txt");
   CHECK(named.num_vertices == 3);
   CHECK(pairs(named) == Edges{{0, 1}, {2, 1}, {1, 0}});
 
   options.ids = VertexIds::zero_based;
   options.min_vertices = 10;
-  CHECK(cudalab::sparse::parse_edge_list("0 1\n", options, "e").num_vertices == 10);
-  CHECK(cudalab::sparse::parse_edge_list("# empty\n", options, "e").num_vertices == 10);
+  CHECK(parse_edge_list("0 1\n", options, "e").num_vertices == 10);
+  CHECK(parse_edge_list("# empty\n", options, "e").num_vertices == 10);
 
   options.min_vertices = 0;
   options.allow_extra_columns = true;
-  CHECK(pairs(cudalab::sparse::parse_edge_list("0 1 0.5\n1 2 7 x\n", options, "e")) ==
-        Edges{{0, 1}, {1, 2}});
+  CHECK(pairs(parse_edge_list("0 1 0.5\n1 2 7 x\n", options, "e")) == Edges{{0, 1}, {1, 2}});
 
   std::istringstream in("5 6\n");
-  CHECK(cudalab::sparse::read_edge_list(in).num_vertices == 7);
+  CHECK(read_edge_list(in).num_vertices == 7);
 }
 
 TEST_CASE("Edge lists: malformed files give one line naming the line and the problem",
@@ -242,7 +233,7 @@ TEST_CASE("Edge lists: malformed files give one line naming the line and the pro
     return [ids](const std::string& text) {
       EdgeListOptions options;
       options.ids = ids;
-      cudalab::sparse::parse_edge_list(text, options, "e.txt");
+      parse_edge_list(text, options, "e.txt");
     };
   };
   check_errors(
@@ -272,31 +263,31 @@ TEST_CASE("Undirected CSR: symmetrised, sorted; self-loops and duplicates remove
   g.add(2, 2);  // another self-loop
   // vertex 4 isolated
 
-  const CsrGraph simple = cudalab::sparse::to_undirected_csr(g);
+  const CsrGraph simple = to_undirected_csr(g);
   CHECK(simple.num_vertices == 5);
   CHECK(simple.row_ptr == std::vector<index_t>{0, 1, 3, 3, 4, 4});
   CHECK(simple.col_idx == std::vector<index_t>{1, 0, 3, 1});
-  CHECK(cudalab::sparse::count_self_loops(simple) == 0);
-  CHECK(cudalab::sparse::count_duplicate_arcs(simple) == 0);
-  CHECK_NOTHROW(cudalab::sparse::validate(simple));
+  CHECK(count_self_loops(simple) == 0);
+  CHECK(count_duplicate_arcs(simple) == 0);
+  CHECK_NOTHROW(validate(simple));
 
   UndirectedOptions keep;
   keep.remove_self_loops = false;
   keep.remove_duplicates = false;
-  const CsrGraph multi = cudalab::sparse::to_undirected_csr(g, keep);
+  const CsrGraph multi = to_undirected_csr(g, keep);
   CHECK(multi.row_ptr == std::vector<index_t>{0, 3, 7, 9, 10, 10});
   CHECK(multi.col_idx == std::vector<index_t>{1, 1, 1, 0, 0, 0, 3, 2, 2, 1});
-  CHECK(cudalab::sparse::count_self_loops(multi) == 2);
-  CHECK(cudalab::sparse::count_duplicate_arcs(multi) == 5);  // 0->1 x2, 1->0 x2, 2->2 x1
-  CHECK_NOTHROW(cudalab::sparse::validate(multi));
+  CHECK(count_self_loops(multi) == 2);
+  CHECK(count_duplicate_arcs(multi) == 5);  // 0->1 x2, 1->0 x2, 2->2 x1
+  CHECK_NOTHROW(validate(multi));
 
   UndirectedOptions loops_only;
   loops_only.remove_self_loops = false;
-  const CsrGraph with_loops = cudalab::sparse::to_undirected_csr(g, loops_only);
+  const CsrGraph with_loops = to_undirected_csr(g, loops_only);
   CHECK(with_loops.col_idx == std::vector<index_t>{1, 0, 3, 2, 1});
 
   g.add(0, 5);
-  CHECK_THROWS_AS(cudalab::sparse::to_undirected_csr(g), std::invalid_argument);
+  CHECK_THROWS_AS(to_undirected_csr(g), std::invalid_argument);
 }
 
 TEST_CASE("Undirected CSR: validate catches asymmetric and unsorted graphs",
@@ -305,16 +296,16 @@ TEST_CASE("Undirected CSR: validate catches asymmetric and unsorted graphs",
   g.num_vertices = 3;
   g.row_ptr = {0, 1, 1, 1};
   g.col_idx = {2};  // 0 -> 2 without 2 -> 0
-  CHECK_THROWS_AS(cudalab::sparse::validate(g), std::invalid_argument);
-  CHECK_NOTHROW(cudalab::sparse::validate(g, false));
+  CHECK_THROWS_AS(validate(g), std::invalid_argument);
+  CHECK_NOTHROW(validate(g, false));
   g.row_ptr = {0, 2, 3, 4};
   g.col_idx = {2, 1, 0, 0};
-  CHECK_THROWS_AS(cudalab::sparse::validate(g, false), std::invalid_argument);
+  CHECK_THROWS_AS(validate(g, false), std::invalid_argument);
   g.col_idx = {1, 2, 0, 0};
-  CHECK_NOTHROW(cudalab::sparse::validate(g));
+  CHECK_NOTHROW(validate(g));
   g.row_ptr = {0, 2, 4, 5};  // 1 -> 0 twice but 0 -> 1 once
   g.col_idx = {1, 2, 0, 0, 0};
-  CHECK_THROWS_AS(cudalab::sparse::validate(g), std::invalid_argument);
+  CHECK_THROWS_AS(validate(g), std::invalid_argument);
 }
 
 TEST_CASE("BFS reference: depths on a small graph, -1 where unreachable",
@@ -323,12 +314,11 @@ TEST_CASE("BFS reference: depths on a small graph, -1 where unreachable",
   g.num_vertices = 7;
   // The lecture's example shape: 2 is the source; 1, 3, 6 at depth 1; 0, 4, 5 at depth 2.
   for (auto [u, v] : Edges{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {5, 6}, {6, 2}}) g.add(u, v);
-  const CsrGraph csr = cudalab::sparse::to_undirected_csr(g);
-  CHECK(cudalab::sparse::bfs_depths(csr, 2) == std::vector<index_t>{2, 1, 0, 1, 2, 2, 1});
+  const CsrGraph csr = to_undirected_csr(g);
+  CHECK(bfs_depths(csr, 2) == std::vector<index_t>{2, 1, 0, 1, 2, 2, 1});
   g.num_vertices = 8;  // vertex 7 isolated
-  CHECK(cudalab::sparse::bfs_depths(cudalab::sparse::to_undirected_csr(g), 0) ==
-        std::vector<index_t>{0, 1, 2, 3, 4, 4, 3, -1});
-  CHECK_THROWS_AS(cudalab::sparse::bfs_depths(csr, 7), std::invalid_argument);
+  CHECK(bfs_depths(to_undirected_csr(g), 0) == std::vector<index_t>{0, 1, 2, 3, 4, 4, 3, -1});
+  CHECK_THROWS_AS(bfs_depths(csr, 7), std::invalid_argument);
 }
 
 // ---- Files -----------------------------------------------------------------------------------
@@ -341,17 +331,15 @@ TEST_CASE("Graph files: the reader is chosen by extension; missing files are one
   edges.write("0 1\n");
   for (const std::string& path : {metis.path(), gml.path(), edges.path()}) {
     CAPTURE(path);
-    const CsrGraph g = cudalab::sparse::read_graph_file(path);
+    const CsrGraph g = read_graph_file(path);
     CHECK(g.num_vertices == 2);
     CHECK(g.col_idx == std::vector<index_t>{1, 0});
   }
   // Forcing a format overrides the extension: this METIS text is not an edge list.
-  const auto wrong = parse_error_of([&] {
-    cudalab::sparse::read_graph_edges(metis.path(), cudalab::sparse::GraphFormat::edge_list);
-  });
+  const auto wrong =
+      parse_error_of([&] { read_graph_edges(metis.path(), GraphFormat::edge_list); });
   CHECK(wrong.what == metis.path() + ":2: expected two vertices 'u v', found 1 field");
 
-  const auto missing =
-      parse_error_of([] { cudalab::sparse::read_graph_file("/nonexistent/power.gml"); });
+  const auto missing = parse_error_of([] { read_graph_file("/nonexistent/power.gml"); });
   CHECK(missing.what == "/nonexistent/power.gml: cannot open file (No such file or directory)");
 }

@@ -13,12 +13,7 @@
 #include "cudalab/sparse/matrix_market.h"
 #include "test_sparse_support.h"
 
-using cudalab::sparse::CooMatrix;
-using cudalab::sparse::MatrixMarketInfo;
-using cudalab::sparse::MatrixMarketWriteOptions;
-using cudalab::sparse::MmField;
-using cudalab::sparse::MmSymmetry;
-using cudalab::sparse::parse_matrix_market;
+using namespace cudalab::sparse;  // the library under test
 using sparse_test::contains;
 using sparse_test::coo_of;
 using sparse_test::parse_error_of;
@@ -179,20 +174,19 @@ TEST_CASE("Matrix Market: every malformed file gives one line naming the line an
 TEST_CASE("Matrix Market: the stream reader names its source; a missing file is one clear line",
           "[common][sparse][mtx]") {
   std::istringstream in("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 2 1\n");
-  const auto caught = parse_error_of([&] { cudalab::sparse::read_matrix_market(in, "input.mtx"); });
+  const auto caught = parse_error_of([&] { read_matrix_market(in, "input.mtx"); });
   CHECK(caught.what == "input.mtx:3: column index 2 is out of range 1..1");
 
-  const auto missing = parse_error_of(
-      [] { cudalab::sparse::read_matrix_market_file("/nonexistent/dir/matrix.mtx"); });
+  const auto missing =
+      parse_error_of([] { read_matrix_market_file("/nonexistent/dir/matrix.mtx"); });
   CHECK(missing.thrown);
   CHECK(missing.line == 0);
   CHECK(missing.what ==
         "/nonexistent/dir/matrix.mtx: cannot open file (No such file or directory)");
   // A ParseError is a UsageError, so guarded_main exits with code 2.
-  CHECK_THROWS_AS(cudalab::sparse::read_matrix_market_file("/nonexistent.mtx"),
-                  cudalab::UsageError);
+  CHECK_THROWS_AS(read_matrix_market_file("/nonexistent.mtx"), cudalab::UsageError);
   // A folder opens as a stream on Linux but cannot be read: the same kind of one-line error.
-  const auto folder = parse_error_of([] { cudalab::sparse::read_matrix_market_file("/tmp"); });
+  const auto folder = parse_error_of([] { read_matrix_market_file("/tmp"); });
   CHECK(folder.thrown);
   CHECK(folder.what == "/tmp: is a folder, not a file");
 }
@@ -210,19 +204,17 @@ TEST_CASE("Matrix Market: gzip-compressed files read when zlib is built in, else
   const std::string bytes(reinterpret_cast<const char*>(gz), sizeof gz);
   sparse_test::TempFile file("m.mtx.gz");
   file.write(bytes);
-  if (cudalab::sparse::gzip_supported()) {
-    const CooMatrix a = cudalab::sparse::read_matrix_market_file(file.path());
+  if (gzip_supported()) {
+    const CooMatrix a = read_matrix_market_file(file.path());
     CHECK(a.rows == 2);
     CHECK(a.val == std::vector<float>{1.5f, -2.0f});
     // A truncated archive is refused, not read short.
     sparse_test::TempFile cut("cut.mtx.gz");
     cut.write(bytes.substr(0, bytes.size() - 20));
-    const auto caught =
-        parse_error_of([&] { cudalab::sparse::read_matrix_market_file(cut.path()); });
+    const auto caught = parse_error_of([&] { read_matrix_market_file(cut.path()); });
     CHECK(contains(caught.what, "corrupt gzip file"));
   } else {
-    const auto caught =
-        parse_error_of([&] { cudalab::sparse::read_matrix_market_file(file.path()); });
+    const auto caught = parse_error_of([&] { read_matrix_market_file(file.path()); });
     CHECK(contains(caught.what, "gunzip the file first"));
   }
 }
@@ -231,7 +223,7 @@ namespace {
 
 std::string write(const CooMatrix& a, const MatrixMarketWriteOptions& options = {}) {
   std::ostringstream out;
-  cudalab::sparse::write_matrix_market(out, a, options);
+  write_matrix_market(out, a, options);
   return out.str();
 }
 
@@ -254,8 +246,7 @@ TEST_CASE("Matrix Market: writer -> reader round trips are exact", "[common][spa
   const std::uint64_t seed = GENERATE(std::uint64_t{1}, std::uint64_t{77});
   CAPTURE(seed);
   SECTION("real general, values bit for bit (9 significant digits)") {
-    const CooMatrix a =
-        cudalab::sparse::csr_to_coo(cudalab::sparse::random_matrix(50, 40, 0, 12, seed));
+    const CooMatrix a = csr_to_coo(random_matrix(50, 40, 0, 12, seed));
     const CooMatrix b = parse(write(a));
     CHECK(b.rows == a.rows);
     CHECK(b.cols == a.cols);
@@ -265,8 +256,7 @@ TEST_CASE("Matrix Market: writer -> reader round trips are exact", "[common][spa
     CHECK(std::memcmp(b.val.data(), a.val.data(), a.val.size() * sizeof(float)) == 0);
   }
   SECTION("integer and pattern fields") {
-    const CooMatrix a = cudalab::sparse::csr_to_coo(
-        cudalab::sparse::random_matrix(30, 30, 1, 5, seed, cudalab::sparse::Values::small_ints));
+    const CooMatrix a = csr_to_coo(random_matrix(30, 30, 1, 5, seed, Values::small_ints));
     MatrixMarketWriteOptions options;
     options.field = MmField::integer;
     CHECK(parse(write(a, options)).val == a.val);
@@ -280,25 +270,24 @@ TEST_CASE("Matrix Market: writer -> reader round trips are exact", "[common][spa
     CHECK(p.val == ones.val);
   }
   SECTION("symmetric: the lower triangle is written and expanded back") {
-    const auto csr = cudalab::sparse::poisson_2d(6);
-    const CooMatrix a = cudalab::sparse::csr_to_coo(csr);
+    const auto csr = poisson_2d(6);
+    const CooMatrix a = csr_to_coo(csr);
     MatrixMarketWriteOptions options;
     options.symmetry = MmSymmetry::symmetric;
     const std::string text = write(a, options);
     MatrixMarketInfo info;
     const CooMatrix b = parse(text, &info);
     CHECK(info.stored_entries == (a.nnz() + 36) / 2);
-    const auto back = cudalab::sparse::coo_to_csr(b);
+    const auto back = coo_to_csr(b);
     CHECK(back.row_ptr == csr.row_ptr);
     CHECK(back.col_idx == csr.col_idx);
     CHECK(back.val == csr.val);
   }
   SECTION("through a file") {
-    const CooMatrix a =
-        cudalab::sparse::csr_to_coo(cudalab::sparse::power_law_matrix(40, 40, 1, 40, seed));
+    const CooMatrix a = csr_to_coo(power_law_matrix(40, 40, 1, 40, seed));
     sparse_test::TempFile file("round.mtx");
-    cudalab::sparse::write_matrix_market_file(file.path(), a);
-    const CooMatrix b = cudalab::sparse::read_matrix_market_file(file.path());
+    write_matrix_market_file(file.path(), a);
+    const CooMatrix b = read_matrix_market_file(file.path());
     CHECK(b.row == a.row);
     CHECK(b.val == a.val);
   }

@@ -26,22 +26,10 @@ int main(int argc, char** argv) {
   spec.description = "The 1D convolution labs' kernels side by side";
   spec.bench_only = true;
   spec.variants = {
-      {"basic", nullptr,
-       [](const Conv1dArgs& a, cudaStream_t s) {
-         lab01::baseline::conv1d_course(a.x, a.mask, a.y, a.width, a.mask_width, s);
-       }},
-      {"window", nullptr,
-       [](const Conv1dArgs& a, cudaStream_t s) {
-         lab01::reference::conv1d_basic(a.x, a.mask, a.y, a.width, a.mask_width, s);
-       }},
-      {"basic-ldg", nullptr,
-       [](const Conv1dArgs& a, cudaStream_t s) {
-         conv1d_bench::conv1d_ldg(a.x, a.mask, a.y, a.width, a.mask_width, s);
-       }},
-      {"tiled", nullptr,
-       [](const Conv1dArgs& a, cudaStream_t s) {
-         lab02::reference::conv1d_tiled(a.x, a.mask, a.y, a.width, a.mask_width, s);
-       }},
+      conv1d::global_mask_variant("basic", &lab01::baseline::conv1d_course),
+      conv1d::global_mask_variant("window", &lab01::reference::conv1d_basic),
+      conv1d::global_mask_variant("basic-ldg", &conv1d_bench::conv1d_ldg),
+      conv1d::global_mask_variant("tiled", &lab02::reference::conv1d_tiled),
       {"constant",
        [](const std::vector<float>& mask) {
          lab03::reference::upload_mask(mask.data(), static_cast<int>(mask.size()));

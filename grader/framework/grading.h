@@ -46,6 +46,27 @@ void note(const std::string& text);
 std::string failure_summary(const std::vector<std::string>& problems, const std::string& noun,
                             std::size_t max_reported = 3);
 
+// FAILs the current check when there are `problems` (those of the cases that failed, of `total`):
+// "<n> of <total> case(s) failed", then the first three problems, one per line.
+// (Inline, like FAIL's other users here: the runners link this library without Catch2.)
+inline void require_no_failed_cases(const std::vector<std::string>& problems, std::size_t total) {
+  if (problems.empty()) return;
+  std::string message =
+      std::to_string(problems.size()) + " of " + std::to_string(total) + " case(s) failed";
+  for (std::size_t i = 0; i < problems.size() && i < 3; ++i) message += "\n" + problems[i];
+  FAIL(message);
+}
+
+// Runs `run` (a case -> its problem, "" when it passed) on every case, then
+// require_no_failed_cases.
+template <typename Case, typename Run>
+void require_cases_pass(const std::vector<Case>& cases, Run run) {
+  std::vector<std::string> problems;
+  for (const Case& c : cases)
+    if (std::string p = run(c); !p.empty()) problems.push_back(p);
+  require_no_failed_cases(problems, cases.size());
+}
+
 // Runs `check` (a case -> its problem, "" when it passed) on every case, then FAILs the current
 // check with failure_summary when any failed.
 template <typename Case, typename Check>

@@ -982,6 +982,24 @@ std::string shared_tile_use_problem(const KernelAnalysis& k, const std::string& 
   return accumulation_problem(k, label, kSharedSpace, what);
 }
 
+TechniqueRule ptx_rule(
+    const std::string& kernel,
+    std::function<std::string(const KernelAnalysis& k, const std::string& label)> verdict) {
+  TechniqueRule rule;
+  rule.kernel = kernel;
+  rule.verdict = [verdict = std::move(verdict)](const KernelAnalysis& k, const std::string& label,
+                                                const LaunchedKernel*) {
+    return verdict(k, label);
+  };
+  return rule;
+}
+
+TechniqueRule shared_tile_rule(const std::string& kernel, const std::string& what) {
+  return ptx_rule(kernel, [what](const KernelAnalysis& k, const std::string& label) {
+    return shared_tile_use_problem(k, label, what);
+  });
+}
+
 // ---- The verdict on the launched kernels -----------------------------------------------------
 
 namespace {

@@ -236,6 +236,14 @@ struct TechniqueRule {
   std::function<bool(const KernelAnalysis&)> does_work;
 };
 
+// A rule whose verdict reads the kernel's PTX alone, not its launch: `verdict(k, label)`.
+TechniqueRule ptx_rule(
+    const std::string& kernel,
+    std::function<std::string(const KernelAnalysis& k, const std::string& label)> verdict);
+
+// The rule that `kernel` stages `what` in a shared-memory tile (shared_tile_use_problem).
+TechniqueRule shared_tile_rule(const std::string& kernel, const std::string& what);
+
 struct TechniqueVerdict {
   enum class Status { pass, fail, unverified };
   Status status = Status::pass;
@@ -253,5 +261,10 @@ TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& ru
 // Ends the current check: FAIL with the messages of the verdicts that failed; otherwise
 // skip_check when one is unverified; otherwise a pass, noting what was launched.
 void require_technique(const std::vector<TechniqueVerdict>& verdicts);
+
+// Ends the current check with the verdict of `rule` on the candidate's PTX (candidate_ptx()).
+inline void require_candidate_technique(const TechniqueRule& rule, const LaunchTrace& trace) {
+  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+}
 
 }  // namespace cudalab::grade

@@ -191,8 +191,7 @@ Options parse(int argc, char** argv) {
   o.sanitize_anyway = r.count("sanitize-anyway") > 0;
   if (r.count("records")) o.records = r["records"].as<std::string>();
   if (r.count("seed"))
-    o.seed = static_cast<std::uint64_t>(
-        cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
+    o.seed = cudalab::parse_seed(r);
   else if (const char* env = std::getenv("CUDALAB_SEED"))
     o.seed =
         static_cast<std::uint64_t>(cudalab::parse_int_in_range(env, "CUDALAB_SEED", 0, LLONG_MAX));

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+using namespace cudalab::grade;  // the whole of technique.h is under test
+
 namespace {
 
 const char* const kPtx = R"(
@@ -49,14 +51,14 @@ const char* const kPtx = R"(
 
 TEST_CASE("joined_ptx says when a grader has no PTX, and joins the modules",
           "[grader][technique]") {
-  REQUIRE_THROWS_AS(cudalab::grade::joined_ptx({}), std::runtime_error);
-  const std::string both = cudalab::grade::joined_ptx(
+  REQUIRE_THROWS_AS(joined_ptx({}), std::runtime_error);
+  const std::string both = joined_ptx(
       {{"sm_75", ".version 8.0\n.target sm_75\n"}, {"sm_90", ".version 8.0\n.target sm_90\n"}});
   CHECK(both.find("sm_75") < both.find("sm_90"));
 }
 
 TEST_CASE("ptx_kernels finds every entry with its whole body", "[grader][technique]") {
-  const auto kernels = cudalab::grade::ptx_kernels(kPtx);
+  const auto kernels = ptx_kernels(kPtx);
   REQUIRE(kernels.size() == 2);
   CHECK(kernels[0].name == "_ZN5lab029candidate19conv1d_tiled_kernelEPKfS2_Pfii");
   // The nested block does not end the body early.
@@ -67,39 +69,36 @@ TEST_CASE("ptx_kernels finds every entry with its whole body", "[grader][techniq
 
 TEST_CASE("count_instructions counts opcodes, predicated ones too, not longer names",
           "[grader][technique]") {
-  const auto kernels = cudalab::grade::ptx_kernels(kPtx);
+  const auto kernels = ptx_kernels(kPtx);
   REQUIRE(kernels.size() == 2);
-  CHECK(cudalab::grade::count_instructions(kernels[0].body, "ld.shared") == 2);
-  CHECK(cudalab::grade::count_instructions(kernels[0].body, "st.shared") == 1);
-  CHECK(cudalab::grade::count_instructions(kernels[0].body, "bar.sync") == 1);
-  CHECK(cudalab::grade::count_instructions(kernels[1].body, "ld.const") == 1);
-  CHECK(cudalab::grade::count_instructions(kernels[1].body, "ld.global") == 1);
-  CHECK(cudalab::grade::count_instructions(kernels[1].body, "ld.glob") == 0);
+  CHECK(count_instructions(kernels[0].body, "ld.shared") == 2);
+  CHECK(count_instructions(kernels[0].body, "st.shared") == 1);
+  CHECK(count_instructions(kernels[0].body, "bar.sync") == 1);
+  CHECK(count_instructions(kernels[1].body, "ld.const") == 1);
+  CHECK(count_instructions(kernels[1].body, "ld.global") == 1);
+  CHECK(count_instructions(kernels[1].body, "ld.glob") == 0);
   // Directives count by their first word too: one static .shared declaration.
-  CHECK(cudalab::grade::count_instructions(kernels[0].body, ".shared") == 1);
+  CHECK(count_instructions(kernels[0].body, ".shared") == 1);
 }
 
 TEST_CASE("kernels_named explains a missing kernel", "[grader][technique]") {
   std::string problem;
-  CHECK(cudalab::grade::kernels_named(kPtx, "conv1d_tiled_kernel", &problem).size() == 1);
+  CHECK(kernels_named(kPtx, "conv1d_tiled_kernel", &problem).size() == 1);
   CHECK(problem.empty());
-  CHECK(cudalab::grade::kernels_named(kPtx, "reverse_kernel", &problem).empty());
+  CHECK(kernels_named(kPtx, "reverse_kernel", &problem).empty());
   CHECK(problem.find("no kernel named reverse_kernel") != std::string::npos);
   CHECK(problem.find("conv1d_constant_kernel") != std::string::npos);
-  CHECK(cudalab::grade::kernels_named("", "x", &problem).empty());
+  CHECK(kernels_named("", "x", &problem).empty());
   CHECK(problem.find("kernels found: none") != std::string::npos);
 }
 
 TEST_CASE("count_kernel_instructions counts each kind in every kernel of a name",
           "[grader][technique]") {
-  using cudalab::grade::InstructionKind;
-  const std::vector<InstructionKind> kinds = {cudalab::grade::kSharedStores,
-                                              cudalab::grade::kSharedLoads,
-                                              cudalab::grade::kBarriers,
-                                              {"const or global", {"ld.const", "ld.global"}}};
+  const std::vector<InstructionKind> kinds = {
+      kSharedStores, kSharedLoads, kBarriers, {"const or global", {"ld.const", "ld.global"}}};
   std::string problem;
   // "_kernel" names both kernels, in the PTX's order.
-  const auto counted = cudalab::grade::count_kernel_instructions(kPtx, "_kernel", kinds, &problem);
+  const auto counted = count_kernel_instructions(kPtx, "_kernel", kinds, &problem);
   CHECK(problem.empty());
   REQUIRE(counted.size() == 2);
   CHECK(counted[0].kernel == "_ZN5lab029candidate19conv1d_tiled_kernelEPKfS2_Pfii");
@@ -110,38 +109,35 @@ TEST_CASE("count_kernel_instructions counts each kind in every kernel of a name"
   CHECK(counted[1]["ld.shared"] == 0);
   CHECK(counted[1]["const or global"] == 2);  // a kind sums its prefixes
   CHECK_THROWS_AS(counted[1]["tex"], std::out_of_range);
-  CHECK(cudalab::grade::has_shared_tile(counted[0]));
-  CHECK_FALSE(cudalab::grade::has_shared_tile(counted[1]));
-  CHECK(cudalab::grade::count_kernel_instructions(kPtx, "reverse_kernel", kinds, &problem).empty());
+  CHECK(has_shared_tile(counted[0]));
+  CHECK_FALSE(has_shared_tile(counted[1]));
+  CHECK(count_kernel_instructions(kPtx, "reverse_kernel", kinds, &problem).empty());
   CHECK(problem.find("no kernel named reverse_kernel") != std::string::npos);
 }
 
 TEST_CASE("technique_problem gathers the verdicts of the kernels that fail",
           "[grader][technique]") {
-  const auto no_tile = [](const cudalab::grade::KernelInstructions& k) -> std::string {
-    return cudalab::grade::has_shared_tile(k) ? "" : "no tile in " + k.kernel;
+  const auto no_tile = [](const KernelInstructions& k) -> std::string {
+    return has_shared_tile(k) ? "" : "no tile in " + k.kernel;
   };
-  const std::vector<cudalab::grade::InstructionKind> tile = {
-      cudalab::grade::kSharedStores, cudalab::grade::kSharedLoads, cudalab::grade::kBarriers};
-  CHECK(cudalab::grade::technique_problem(kPtx, "conv1d_tiled_kernel", tile, no_tile).empty());
-  CHECK(cudalab::grade::technique_problem(kPtx, "conv1d_constant_kernel", tile, no_tile) ==
+  const std::vector<InstructionKind> tile = {kSharedStores, kSharedLoads, kBarriers};
+  CHECK(technique_problem(kPtx, "conv1d_tiled_kernel", tile, no_tile).empty());
+  CHECK(technique_problem(kPtx, "conv1d_constant_kernel", tile, no_tile) ==
         "no tile in _ZN5lab039candidate22conv1d_constant_kernelEPKfPfii");
   // A missing kernel: kernels_named's problem, and the verdict is not asked.
-  const std::string missing =
-      cudalab::grade::technique_problem(kPtx, "reverse_kernel", tile, no_tile);
+  const std::string missing = technique_problem(kPtx, "reverse_kernel", tile, no_tile);
   CHECK(missing.find("no kernel named reverse_kernel") != std::string::npos);
   // Several failing kernels: one line each (here the verdict fails every kernel).
-  const std::string both = cudalab::grade::technique_problem(
-      kPtx, "_kernel", tile,
-      [](const cudalab::grade::KernelInstructions& k) { return "fails: " + k.kernel; });
+  const std::string both = technique_problem(
+      kPtx, "_kernel", tile, [](const KernelInstructions& k) { return "fails: " + k.kernel; });
   CHECK(both ==
         "fails: _ZN5lab029candidate19conv1d_tiled_kernelEPKfS2_Pfii\n"
         "fails: _ZN5lab039candidate22conv1d_constant_kernelEPKfPfii");
 }
 
 TEST_CASE("shared_tile_problem words a missing shared-memory tile", "[grader][technique]") {
-  CHECK(cudalab::grade::shared_tile_problem(kPtx, "conv1d_tiled_kernel", "the tile").empty());
-  CHECK(cudalab::grade::shared_tile_problem(kPtx, "conv1d_constant_kernel", "the tile") ==
+  CHECK(shared_tile_problem(kPtx, "conv1d_tiled_kernel", "the tile").empty());
+  CHECK(shared_tile_problem(kPtx, "conv1d_constant_kernel", "the tile") ==
         "no shared-memory tile in conv1d_constant_kernel: its PTX has 0 st.shared, 0 ld.shared "
         "and 0 barrier instruction(s) (_ZN5lab039candidate22conv1d_constant_kernelEPKfPfii); "
         "the tile must be stored to shared memory, synchronized, and read back from there");
@@ -181,7 +177,7 @@ const char* const kSharedPtx = R"(
 
 TEST_CASE("shared_variables lists static and extern .shared declarations with their sizes",
           "[grader][technique]") {
-  const auto vars = cudalab::grade::shared_variables(kSharedPtx);
+  const auto vars = shared_variables(kSharedPtx);
   REQUIRE(vars.size() == 4);
   CHECK(vars[0].name == "_ZN5lab069candidate5chunkE");
   CHECK(vars[0].is_extern);
@@ -193,38 +189,30 @@ TEST_CASE("shared_variables lists static and extern .shared declarations with th
   CHECK(vars[3].name == "_ZZN5lab069candidate21conv1d_dynamic_kernelEPKfS2_PfiiiE3one");
   CHECK(vars[3].bytes == 8);
   // Within one kernel's body: only what is declared there (the demoted variables).
-  const auto kernels = cudalab::grade::ptx_kernels(kSharedPtx);
+  const auto kernels = ptx_kernels(kSharedPtx);
   REQUIRE(kernels.size() == 2);
-  CHECK(cudalab::grade::shared_variables(kernels[0].body).empty());
-  CHECK(cudalab::grade::shared_variables(kernels[1].body).size() == 2);
+  CHECK(shared_variables(kernels[0].body).empty());
+  CHECK(shared_variables(kernels[1].body).size() == 2);
   // Instructions that name the state space are not declarations.
-  CHECK(cudalab::grade::shared_variables("\tst.shared.u32 [%r1], %r2;\n").empty());
+  CHECK(shared_variables("\tst.shared.u32 [%r1], %r2;\n").empty());
 }
 
 TEST_CASE("mentions_symbol matches whole identifiers only", "[grader][technique]") {
-  const auto kernels = cudalab::grade::ptx_kernels(kSharedPtx);
+  const auto kernels = ptx_kernels(kSharedPtx);
   REQUIRE(kernels.size() == 2);
-  CHECK(cudalab::grade::mentions_symbol(kernels[0].body, "_ZN5lab069candidate5chunkE"));
-  CHECK_FALSE(cudalab::grade::mentions_symbol(kernels[1].body, "_ZN5lab069candidate5chunkE"));
-  CHECK(cudalab::grade::mentions_symbol(kernels[1].body, "_ZN5lab069candidate9filescopeE"));
-  CHECK_FALSE(cudalab::grade::mentions_symbol("mov.u32 %r1, chunk2;", "chunk"));
-  CHECK_FALSE(cudalab::grade::mentions_symbol("mov.u32 %r1, my_chunk;", "chunk"));
-  CHECK(cudalab::grade::mentions_symbol("ld.shared.u32 %r1, [chunk+4];", "chunk"));
-  CHECK_FALSE(cudalab::grade::mentions_symbol("anything", ""));
+  CHECK(mentions_symbol(kernels[0].body, "_ZN5lab069candidate5chunkE"));
+  CHECK_FALSE(mentions_symbol(kernels[1].body, "_ZN5lab069candidate5chunkE"));
+  CHECK(mentions_symbol(kernels[1].body, "_ZN5lab069candidate9filescopeE"));
+  CHECK_FALSE(mentions_symbol("mov.u32 %r1, chunk2;", "chunk"));
+  CHECK_FALSE(mentions_symbol("mov.u32 %r1, my_chunk;", "chunk"));
+  CHECK(mentions_symbol("ld.shared.u32 %r1, [chunk+4];", "chunk"));
+  CHECK_FALSE(mentions_symbol("anything", ""));
 }
 
 // ---------------------------------------------------------------------------------------------
 // What a kernel does with each memory space
 
 namespace {
-
-using cudalab::grade::accumulation_problem;
-using cudalab::grade::analyse_kernels;
-using cudalab::grade::kConstSpace;
-using cudalab::grade::KernelAnalysis;
-using cudalab::grade::kGlobalSpace;
-using cudalab::grade::kSharedSpace;
-using cudalab::grade::kTextureSpace;
 
 // The one kernel of `ptx` whose name contains `name`.
 KernelAnalysis analysed(const std::string& ptx, const std::string& name) {
@@ -372,7 +360,7 @@ TEST_CASE("a shared value times zero beside a global loop is no tile", "[grader]
         "1 floating-point multiplies, 0 take an operand from shared memory and 1 take theirs from "
         "global memory only; the input tile must be read from shared memory where the kernel "
         "accumulates");
-  CHECK(cudalab::grade::shared_tile_use_problem(k, "times_zero_kernel", "the input tile")
+  CHECK(shared_tile_use_problem(k, "times_zero_kernel", "the input tile")
             .find("does not compute from shared memory") != std::string::npos);
 }
 
@@ -396,10 +384,10 @@ TEST_CASE("a helper's instructions and returned values count as the kernel's",
   CHECK(k.regions[0].count(kGlobalSpace) == 1);  // through the return value
   CHECK(k.regions[0].count(kSharedSpace) == 1);
   // ptx_kernels' body has the helper's body after the kernel's.
-  const auto kernels = cudalab::grade::kernels_named(kLoopPtx, "helper_kernel", nullptr);
+  const auto kernels = kernels_named(kLoopPtx, "helper_kernel", nullptr);
   REQUIRE(kernels.size() == 1);
-  CHECK(cudalab::grade::count_instructions(kernels[0].body, "ld.global") == 1);
-  CHECK(cudalab::grade::count_instructions(kernels[0].body, "st.param") == 3);
+  CHECK(count_instructions(kernels[0].body, "ld.global") == 1);
+  CHECK(count_instructions(kernels[0].body, "st.param") == 3);
 }
 
 namespace {
@@ -474,7 +462,6 @@ TEST_CASE("shared variables of a called function are the kernel's", "[grader][te
 }
 
 TEST_CASE("stored values are traced to their loads", "[grader][technique]") {
-  using cudalab::grade::stored_values_problem;
   CHECK(stored_values_problem(analysed(kHelperSharedPtx, "reverse_kernel"), "r", kSharedSpace, "")
             .empty());
   CHECK(stored_values_problem(analysed(kHelperSharedPtx, "copy_kernel"), "reverse_kernel",
@@ -507,7 +494,7 @@ $L__BB0_1:
 )";
   const KernelAnalysis k = analysed(ptx, "k");
   REQUIRE(k.regions.size() == 2);
-  CHECK(cudalab::grade::accumulation_regions(k).size() == 2);
+  CHECK(accumulation_regions(k).size() == 2);
   CHECK(accumulation_problem(k, "k", kSharedSpace, "x").find("code outside loops of 2") !=
         std::string::npos);
   // No multiply at all.
@@ -590,17 +577,11 @@ TEST_CASE("malformed PTX gives a problem or nothing, never a crash", "[grader][t
 
 namespace {
 
-using cudalab::grade::judge_technique;
-using cudalab::grade::LaunchTrace;
-using cudalab::grade::TechniqueRule;
-using cudalab::grade::TechniqueVerdict;
-
 TechniqueRule tile_rule() {
   TechniqueRule rule;
   rule.kernel = "tiled_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label,
-                    const cudalab::grade::LaunchedKernel*) {
-    return cudalab::grade::shared_tile_use_problem(k, label, "the input tile");
+  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
+    return shared_tile_use_problem(k, label, "the input tile");
   };
   return rule;
 }

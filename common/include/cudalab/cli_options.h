@@ -5,6 +5,9 @@
 
 #include <cxxopts.hpp>
 
+#include <cstdint>
+#include <string>
+
 #include "cudalab/cli.h"
 
 namespace cudalab {
@@ -35,6 +38,20 @@ inline cxxopts::ParseResult parse_runner_command_line(cxxopts::Options& spec,
 // A runner's --impl: "student" (the candidate) or "reference".
 inline std::string parse_impl(const cxxopts::ParseResult& r) {
   return parse_choice(r["impl"].as<std::string>(), "--impl", {"student", "reference"});
+}
+
+// The integer option `name`, given as text, in [lo, hi] (parse_int_in_range); messages name it
+// `what`, by default "--<name>".
+inline int int_option(const cxxopts::ParseResult& r, const std::string& name, int lo, int hi,
+                      const std::string& what = "") {
+  return static_cast<int>(
+      parse_int_in_range(r[name].as<std::string>(), what.empty() ? "--" + name : what, lo, hi));
+}
+
+// --seed: a whole number from 0 to 2^63 - 1.
+inline std::uint64_t parse_seed(const cxxopts::ParseResult& r) {
+  return static_cast<std::uint64_t>(
+      parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, INT64_MAX));
 }
 
 // The file named by the output option `name`, "" when it is not given; checked writable

@@ -3,6 +3,8 @@
 // start-up), the line of a single checked run, and their JSON files.
 #pragma once
 
+#include <cstdint>
+#include <fstream>
 #include <string>
 
 #include "cudalab/device_info.h"
@@ -29,10 +31,37 @@ void print_bandwidth_result(const std::string& label, const Timing& t, double gb
 
 // "device": {...} (write_device_json) in the object being written.
 void write_device_field(JsonWriter& w, const DeviceInfo& dev);
+// A runner's JSON document begun: {"lab": <lab>, "device": {...}; the runner writes the rest.
+JsonWriter begin_lab_json(const std::string& lab, const DeviceInfo& dev);
 // The fields of a timed bandwidth row: ms, rse, gbs and pct_copy.
 void write_bandwidth_fields(JsonWriter& w, double ms, double rse, double gbs,
                             const DeviceInfo& dev);
+// A bandwidth row's "status", then its write_bandwidth_fields() when the status is "ok".
+void write_status_and_bandwidth(JsonWriter& w, const std::string& status, double ms, double rse,
+                                double gbs, const DeviceInfo& dev);
+// "rows": [...] in the object being written: an object a row, its fields written by `fields(row)`.
+template <class Rows, class Fields>
+void write_rows_field(JsonWriter& w, const Rows& rows, Fields fields) {
+  w.key("rows").begin_array();
+  for (const auto& r : rows) {
+    w.begin_object();
+    fields(r);
+    w.end_object();
+  }
+  w.end_array();
+}
 // Writes the finished document to `path` and says so ("\nwrote <path>").
 void save_json(const JsonWriter& w, const std::string& path);
+
+// Writes the JSON file of a single timed run to `path`, without a word: begin_lab_json, the
+// runner's own fields (`fields(w)`), then "seed", "ms" and "gbs".
+template <class Fields>
+void write_run_json(const std::string& path, const std::string& lab, const DeviceInfo& dev,
+                    Fields fields, std::uint64_t seed, double ms, double gbs) {
+  JsonWriter w = begin_lab_json(lab, dev);
+  fields(w);
+  w.field("seed", static_cast<std::int64_t>(seed)).field("ms", ms).field("gbs", gbs).end_object();
+  std::ofstream(path) << w.str();
+}
 
 }  // namespace cudalab

@@ -14,14 +14,10 @@ namespace {
 
 using cudalab::grade::base_seed;
 
-const conv1d::Conv1dVariant kCandidate{
-    "student", nullptr, [](const conv1d::Conv1dArgs& a, cudaStream_t s) {
-      lab01::candidate::conv1d_basic(a.x, a.mask, a.y, a.width, a.mask_width, s);
-    }};
-const conv1d::Conv1dVariant kReference{
-    "reference", nullptr, [](const conv1d::Conv1dArgs& a, cudaStream_t s) {
-      lab01::reference::conv1d_basic(a.x, a.mask, a.y, a.width, a.mask_width, s);
-    }};
+const conv1d::Conv1dVariant kCandidate =
+    conv1d::global_mask_variant("student", &lab01::candidate::conv1d_basic);
+const conv1d::Conv1dVariant kReference =
+    conv1d::global_mask_variant("reference", &lab01::reference::conv1d_basic);
 
 }  // namespace
 

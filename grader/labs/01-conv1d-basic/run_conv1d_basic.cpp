@@ -11,20 +11,8 @@ int main(int argc, char** argv) {
   spec.program = "lab01-conv1d-basic";
   spec.lab = "01-conv1d-basic";
   spec.description = "Lab 01: 1D convolution, one thread per output";
-  using conv1d::Conv1dArgs;
-  spec.variants = {
-      {"student", nullptr,
-       [](const Conv1dArgs& a, cudaStream_t s) {
-         lab01::candidate::conv1d_basic(a.x, a.mask, a.y, a.width, a.mask_width, s);
-       }},
-      {"reference", nullptr,
-       [](const Conv1dArgs& a, cudaStream_t s) {
-         lab01::reference::conv1d_basic(a.x, a.mask, a.y, a.width, a.mask_width, s);
-       }},
-      {"course", nullptr,
-       [](const Conv1dArgs& a, cudaStream_t s) {
-         lab01::baseline::conv1d_course(a.x, a.mask, a.y, a.width, a.mask_width, s);
-       }},
-  };
+  spec.variants = {conv1d::global_mask_variant("student", &lab01::candidate::conv1d_basic),
+                   conv1d::global_mask_variant("reference", &lab01::reference::conv1d_basic),
+                   conv1d::global_mask_variant("course", &lab01::baseline::conv1d_course)};
   return conv1d::runner_main(argc, argv, spec);
 }

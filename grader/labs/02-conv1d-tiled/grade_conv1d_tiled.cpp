@@ -17,14 +17,9 @@ using cudalab::grade::base_seed;
 GRADED_CHECK("kernel reads its input tile from shared memory", "[lab02][technique]", 10,
              Needs::host) {
   using namespace cudalab::grade;
-  TechniqueRule rule;
-  rule.kernel = "conv1d_tiled_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
-    return shared_tile_use_problem(k, label, "the input tile");
-  };
   const LaunchTrace trace =
       trace_launches([] { conv1d::run_case(conv1d::worked_example(), lab02::kCandidate); });
-  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+  require_candidate_technique(shared_tile_rule("conv1d_tiled_kernel", "the input tile"), trace);
 }
 
 GRADED_CHECK("course worked example", "[lab02][correctness]", 10, Needs::gpu) {

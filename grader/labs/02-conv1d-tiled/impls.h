@@ -14,13 +14,9 @@
 
 namespace lab02 {
 
-inline const conv1d::Conv1dVariant kCandidate{
-    "student", nullptr, [](const conv1d::Conv1dArgs& a, cudaStream_t s) {
-      candidate::conv1d_tiled(a.x, a.mask, a.y, a.width, a.mask_width, s);
-    }};
-inline const conv1d::Conv1dVariant kReference{
-    "reference", nullptr, [](const conv1d::Conv1dArgs& a, cudaStream_t s) {
-      reference::conv1d_tiled(a.x, a.mask, a.y, a.width, a.mask_width, s);
-    }};
+inline const conv1d::Conv1dVariant kCandidate =
+    conv1d::global_mask_variant("student", &candidate::conv1d_tiled);
+inline const conv1d::Conv1dVariant kReference =
+    conv1d::global_mask_variant("reference", &reference::conv1d_tiled);
 
 }  // namespace lab02

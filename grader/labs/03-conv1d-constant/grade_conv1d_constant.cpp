@@ -17,18 +17,17 @@ using cudalab::grade::base_seed;
 
 GRADED_CHECK("kernel reads the mask from constant memory", "[lab03][technique]", 10, Needs::host) {
   using namespace cudalab::grade;
-  TechniqueRule rule;
-  rule.kernel = "conv1d_constant_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label,
-                    const LaunchedKernel*) -> std::string {
-    if (k.problem.empty() && k.count("ld.const") == 0)
-      return label + " (" + k.name +
-             ") has no ld.const in its PTX: the mask must be read from a __constant__ buffer";
-    return accumulation_problem(k, label, kConstSpace, "the mask");
-  };
+  const TechniqueRule rule = ptx_rule(
+      "conv1d_constant_kernel",
+      [](const KernelAnalysis& k, const std::string& label) -> std::string {
+        if (k.problem.empty() && k.count("ld.const") == 0)
+          return label + " (" + k.name +
+                 ") has no ld.const in its PTX: the mask must be read from a __constant__ buffer";
+        return accumulation_problem(k, label, kConstSpace, "the mask");
+      });
   const LaunchTrace trace =
       trace_launches([] { conv1d::run_case(conv1d::worked_example(), lab03::kCandidate); });
-  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+  require_candidate_technique(rule, trace);
 }
 
 GRADED_CHECK("course worked example", "[lab03][correctness]", 10, Needs::gpu) {

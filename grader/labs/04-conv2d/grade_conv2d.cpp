@@ -19,16 +19,12 @@ using cudalab::grade::base_seed;
 GRADED_CHECK("kernel stages its input tile in shared memory", "[lab04][technique]", 10,
              Needs::host) {
   using namespace cudalab::grade;
-  TechniqueRule rule;
-  rule.kernel = "conv2d_tiled_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
-    return shared_tile_use_problem(k, label, "the input tile (with its halo)");
-  };
   const LaunchTrace trace = trace_launches([] {
     lab04::run_case(lab04::worked_example_float(), lab04::kCandidate);
     lab04::run_case(lab04::worked_example_8bit(), lab04::kCandidate);
   });
-  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+  require_candidate_technique(
+      shared_tile_rule("conv2d_tiled_kernel", "the input tile (with its halo)"), trace);
 }
 
 GRADED_CHECK("course worked example: sharpen gives 89", "[lab04][correctness]", 8, Needs::gpu) {

@@ -75,20 +75,16 @@ Options parse(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     throw cudalab::UsageError(std::string("--filter: ") + e.what());
   }
-  o.width = static_cast<int>(
-      cudalab::parse_int_in_range(r["width"].as<std::string>(), "--width", 1, kMaxSide));
-  o.height = static_cast<int>(
-      cudalab::parse_int_in_range(r["height"].as<std::string>(), "--height", 1, kMaxSide));
+  o.width = cudalab::int_option(r, "width", 1, kMaxSide);
+  o.height = cudalab::int_option(r, "height", 1, kMaxSide);
   o.channels =
       std::stoi(cudalab::parse_choice(r["channels"].as<std::string>(), "--channels", {"1", "3"}));
   if (static_cast<long long>(o.width) * o.height * o.channels > kMaxValues)
     throw cudalab::UsageError("--width x --height x --channels must be at most 2^30 values");
-  o.seed = static_cast<std::uint64_t>(
-      cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, INT64_MAX));
+  o.seed = cudalab::parse_seed(r);
   o.impl = cudalab::parse_impl(r);
   o.bench = r.count("bench") > 0;
-  o.bench_side = static_cast<int>(
-      cudalab::parse_int_in_range(r["size"].as<std::string>(), "--size", 256, 16384));
+  o.bench_side = cudalab::int_option(r, "size", 256, 16384);
   if (r.count("input")) o.input = r["input"].as<std::string>();
   o.output = cudalab::writable_path_option(r, "output");
   o.json = cudalab::writable_path_option(r, "json");
@@ -275,23 +271,17 @@ std::vector<Row> bench_8bit(int side, const lab04::Filter& f) {
 
 void write_json(const std::string& path, const std::vector<Row>& rows,
                 const cudalab::DeviceInfo& dev) {
-  cudalab::JsonWriter w;
-  w.begin_object().field("lab", "04-conv2d");
-  cudalab::write_device_field(w, dev);
-  w.key("rows").begin_array();
-  for (const Row& r : rows) {
-    w.begin_object()
-        .field("variant", r.variant)
+  cudalab::JsonWriter w = cudalab::begin_lab_json("04-conv2d", dev);
+  cudalab::write_rows_field(w, rows, [&](const Row& r) {
+    w.field("variant", r.variant)
         .field("mask", r.mask)
         .field("element", r.element)
         .field("side", r.side)
         .field("channels", r.channels)
-        .field("bytes", r.bytes)
-        .field("status", r.status);
-    if (r.status == "ok") cudalab::write_bandwidth_fields(w, r.ms, r.rse, gbs(r), dev);
-    w.end_object();
-  }
-  w.end_array().end_object();
+        .field("bytes", r.bytes);
+    cudalab::write_status_and_bandwidth(w, r.status, r.ms, r.rse, gbs(r), dev);
+  });
+  w.end_object();
   cudalab::save_json(w, path);
 }
 

@@ -45,16 +45,14 @@ bool copies_memory(const KernelAnalysis& k) {
 GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][technique]", 8,
              Needs::host) {
   const std::string ptx = candidate_ptx();
-  TechniqueRule conv;
-  conv.kernel = "conv2d_texture_kernel";
-  conv.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
-    return tex_problem(k, label, false);
-  };
-  TechniqueRule rotate;
-  rotate.kernel = "rotate_kernel";
-  rotate.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
-    return tex_problem(k, label, true);
-  };
+  const TechniqueRule conv =
+      ptx_rule("conv2d_texture_kernel", [](const KernelAnalysis& k, const std::string& label) {
+        return tex_problem(k, label, false);
+      });
+  TechniqueRule rotate =
+      ptx_rule("rotate_kernel", [](const KernelAnalysis& k, const std::string& label) {
+        return tex_problem(k, label, true);
+      });
   rotate.does_work = copies_memory;
   const LaunchTrace conv_trace = trace_launches(
       [] { lab05::run_conv_case(lab05::signal_case(64, 48, 2), lab05::kCandidateTexture); });
@@ -68,24 +66,23 @@ GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][techniqu
 
 GRADED_CHECK("global kernel reads global memory, not a texture", "[lab05][technique]", 2,
              Needs::host) {
-  TechniqueRule rule;
-  rule.kernel = "conv2d_global_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label,
-                    const LaunchedKernel*) -> std::string {
-    if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
-    const int tex = k.count("tex") + k.count("tld4");
-    if (tex > 0)
-      return label + " (" + k.name + ") has " + std::to_string(tex) +
-             " tex instruction(s) in its PTX: the global variant must read img from global "
-             "memory";
-    if (k.count("ld.global") == 0)
-      return label + " (" + k.name +
-             ") has no ld.global in its PTX: it must read img (and the mask) from global memory";
-    return "";
-  };
+  const TechniqueRule rule = ptx_rule(
+      "conv2d_global_kernel", [](const KernelAnalysis& k, const std::string& label) -> std::string {
+        if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
+        const int tex = k.count("tex") + k.count("tld4");
+        if (tex > 0)
+          return label + " (" + k.name + ") has " + std::to_string(tex) +
+                 " tex instruction(s) in its PTX: the global variant must read img from global "
+                 "memory";
+        if (k.count("ld.global") == 0)
+          return label + " (" + k.name +
+                 ") has no ld.global in its PTX: it must read img (and the mask) from global "
+                 "memory";
+        return "";
+      });
   const LaunchTrace trace = trace_launches(
       [] { lab05::run_conv_case(lab05::signal_case(64, 48, 2), lab05::kCandidateGlobal); });
-  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+  require_candidate_technique(rule, trace);
 }
 
 // ---------------------------------------------------------------------------------------------

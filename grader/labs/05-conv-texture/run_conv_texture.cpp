@@ -73,14 +73,11 @@ Options parse(int argc, char** argv) {
       cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
   o.part = cudalab::parse_either(r["part"].as<std::string>(), "--part", "conv", "rotate");
-  o.width = static_cast<int>(
-      cudalab::parse_int_in_range(r["width"].as<std::string>(), "--width", 1, kMaxSide));
-  o.height = static_cast<int>(
-      cudalab::parse_int_in_range(r["height"].as<std::string>(), "--height", 1, kMaxSide));
+  o.width = cudalab::int_option(r, "width", 1, kMaxSide);
+  o.height = cudalab::int_option(r, "height", 1, kMaxSide);
   if (static_cast<long long>(o.width) * o.height > kMaxPixels)
     throw cudalab::UsageError("--width x --height must be at most 2^28 pixels");
-  o.radius = static_cast<int>(
-      cudalab::parse_int_in_range(r["radius"].as<std::string>(), "--radius", 0, lab05::kMaxRadius));
+  o.radius = cudalab::int_option(r, "radius", 0, lab05::kMaxRadius);
   o.degrees = parse_double(r["angle"].as<std::string>(), "--angle");
   try {
     o.mode = lab05::parse_mode(r["mode"].as<std::string>());
@@ -128,11 +125,9 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
   cudalab::JsonWriter w;
   w.begin_object().field("lab", "05-conv-texture").field("bytes_per_element", 8);
   cudalab::write_device_field(w, dev);
-  w.key("rows").begin_array();
-  for (const auto& r : rows) {
+  cudalab::write_rows_field(w, rows, [&](const Row& r) {
     const long long pixels = static_cast<long long>(r.width) * r.height;
-    w.begin_object()
-        .field("part", r.part)
+    w.field("part", r.part)
         .field("variant", r.variant)
         .field("width", r.width)
         .field("height", r.height);
@@ -140,11 +135,9 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
       w.field("radius", r.radius);
     else
       w.field("degrees", r.degrees).field("mode", r.mode);
-    w.field("status", r.status);
-    if (r.status == "ok") cudalab::write_bandwidth_fields(w, r.ms, r.rse, gbs(pixels, r.ms), dev);
-    w.end_object();
-  }
-  w.end_array().end_object();
+    cudalab::write_status_and_bandwidth(w, r.status, r.ms, r.rse, gbs(pixels, r.ms), dev);
+  });
+  w.end_object();
   cudalab::save_json(w, path);
 }
 

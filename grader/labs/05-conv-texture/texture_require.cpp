@@ -10,28 +10,12 @@ namespace lab05 {
 
 using namespace cudalab::grade;
 
-namespace {
-
-template <typename Case, typename Variant, typename Run>
-void require_all(const std::vector<Case>& cases, const Variant& v, Run run) {
-  std::vector<std::string> problems;
-  for (const auto& c : cases)
-    if (std::string p = run(c, v); !p.empty()) problems.push_back(p);
-  if (problems.empty()) return;
-  std::string message =
-      std::to_string(problems.size()) + " of " + std::to_string(cases.size()) + " case(s) failed";
-  for (std::size_t i = 0; i < problems.size() && i < 3; ++i) message += "\n" + problems[i];
-  FAIL(message);
-}
-
-}  // namespace
-
 void require_all_conv(const std::vector<ConvCase>& cases, const ConvVariant& v) {
-  require_all(cases, v, run_conv_case);
+  require_cases_pass(cases, [&](const ConvCase& c) { return run_conv_case(c, v); });
 }
 
 void require_all_rotation(const std::vector<RotationCase>& cases, const RotationVariant& v) {
-  require_all(cases, v, run_rotation_case);
+  require_cases_pass(cases, [&](const RotationCase& c) { return run_rotation_case(c, v); });
 }
 
 void grade_conv_performance(const std::string& lab, const ConvVariant& candidate,

@@ -34,18 +34,11 @@ std::string tile_label(int tile_width) {
 }
 
 void require_all_pass_tiled(const std::vector<TiledCase>& cases, const ConvAtTile& variant_at) {
-  std::vector<std::string> problems;
-  for (const auto& c : cases) {
+  cudalab::grade::require_cases_pass(cases, [&](const TiledCase& c) {
     conv1d::Conv1dCase named = c.data;
     named.name = tile_label(c.tile_width) + ": " + c.data.name;
-    if (std::string p = conv1d::run_case(named, variant_at(c.tile_width)); !p.empty())
-      problems.push_back(p);
-  }
-  if (problems.empty()) return;
-  std::string message =
-      std::to_string(problems.size()) + " of " + std::to_string(cases.size()) + " case(s) failed";
-  for (std::size_t i = 0; i < problems.size() && i < 3; ++i) message += "\n" + problems[i];
-  FAIL(message);
+    return conv1d::run_case(named, variant_at(c.tile_width));
+  });
 }
 
 void require_all_pass_at_tiles(const std::vector<conv1d::Conv1dCase>& cases,

@@ -50,25 +50,21 @@ bool copies_memory(const KernelAnalysis& k) {
 }
 
 TechniqueRule reverse_rule() {
-  TechniqueRule rule;
-  rule.kernel = "reverse_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
-    if (std::string p = lab06::dynamic_shared_kernel_problem(k, label); !p.empty()) return p;
-    return stored_values_problem(k, label, kSharedSpace,
-                                 "each chunk must be written back from the shared array");
-  };
+  TechniqueRule rule =
+      ptx_rule("reverse_kernel", [](const KernelAnalysis& k, const std::string& label) {
+        if (std::string p = lab06::dynamic_shared_kernel_problem(k, label); !p.empty()) return p;
+        return stored_values_problem(k, label, kSharedSpace,
+                                     "each chunk must be written back from the shared array");
+      });
   rule.does_work = copies_memory;
   return rule;
 }
 
 TechniqueRule conv_rule() {
-  TechniqueRule rule;
-  rule.kernel = "conv1d_dynamic_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
+  return ptx_rule("conv1d_dynamic_kernel", [](const KernelAnalysis& k, const std::string& label) {
     if (std::string p = lab06::dynamic_shared_kernel_problem(k, label); !p.empty()) return p;
     return accumulation_problem(k, label, kSharedSpace, "the input tile");
-  };
-  return rule;
+  });
 }
 
 // The rule, and on the device the shared memory of each launch as CUPTI recorded it.
@@ -84,12 +80,12 @@ TechniqueRule on_device(TechniqueRule rule) {
 }  // namespace
 
 GRADED_CHECK("reverse_kernel uses dynamic shared memory", "[lab06][technique]", 5, Needs::host) {
-  require_technique({judge_technique(candidate_ptx(), reverse_rule(), trace_reverse())});
+  require_candidate_technique(reverse_rule(), trace_reverse());
 }
 
 GRADED_CHECK("conv1d_dynamic_kernel uses dynamic shared memory", "[lab06][technique]", 5,
              Needs::host) {
-  require_technique({judge_technique(candidate_ptx(), conv_rule(), trace_conv())});
+  require_candidate_technique(conv_rule(), trace_conv());
 }
 
 GRADED_CHECK("the built kernels have no static shared memory", "[lab06][technique]", 5,

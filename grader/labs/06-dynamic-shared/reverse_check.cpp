@@ -55,14 +55,7 @@ std::string run_reverse_case(const ReverseCase& c, const ReverseVariant& v) {
 }
 
 void require_all_reverse(const std::vector<ReverseCase>& cases, const ReverseVariant& v) {
-  std::vector<std::string> problems;
-  for (const auto& c : cases)
-    if (std::string p = run_reverse_case(c, v); !p.empty()) problems.push_back(p);
-  if (problems.empty()) return;
-  std::string message =
-      std::to_string(problems.size()) + " of " + std::to_string(cases.size()) + " case(s) failed";
-  for (std::size_t i = 0; i < problems.size() && i < 3; ++i) message += "\n" + problems[i];
-  FAIL(message);
+  require_cases_pass(cases, [&](const ReverseCase& c) { return run_reverse_case(c, v); });
 }
 
 std::vector<ReverseCase> reverse_size_cases(std::uint64_t s) {

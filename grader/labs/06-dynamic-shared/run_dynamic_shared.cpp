@@ -65,20 +65,15 @@ Options parse(int argc, char** argv) {
       cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
   o.part = cudalab::parse_either(r["part"].as<std::string>(), "--part", "reverse", "conv");
-  o.n = static_cast<int>(
-      cudalab::parse_int_in_range(r["size"].as<std::string>(), "-n/--size", 1, INT_MAX));
-  o.block_size = static_cast<int>(
-      cudalab::parse_int_in_range(r["block"].as<std::string>(), "--block", 0, 1024));
-  o.width = static_cast<int>(
-      cudalab::parse_int_in_range(r["width"].as<std::string>(), "--width", 1, INT_MAX));
+  o.n = cudalab::int_option(r, "size", 1, INT_MAX, "-n/--size");
+  o.block_size = cudalab::int_option(r, "block", 0, 1024);
+  o.width = cudalab::int_option(r, "width", 1, INT_MAX);
   const auto mask = cudalab::parse_int_in_range(r["mask-width"].as<std::string>(), "--mask-width",
                                                 -1000000000, 1000000001);
   cudalab::require_odd_positive(mask, "--mask-width");
   o.mask_width = static_cast<int>(mask);
-  o.tile_width = static_cast<int>(
-      cudalab::parse_int_in_range(r["tile"].as<std::string>(), "--tile", 0, INT_MAX));
-  o.seed = static_cast<std::uint64_t>(
-      cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
+  o.tile_width = cudalab::int_option(r, "tile", 0, INT_MAX);
+  o.seed = cudalab::parse_seed(r);
   o.impl = cudalab::parse_impl(r);
   o.bench = r.count("bench") > 0;
   if (r.count("json")) o.json = r["json"].as<std::string>();
@@ -146,20 +141,16 @@ int run_reverse(const Options& o, const cudalab::DeviceInfo& dev) {
   }
   const auto t = cudalab::time_launch(p.launch(v, o.block_size), stream.get());
   cudalab::print_bandwidth_result(label, t, gbs(o.n, t.median_ms), dev);
-  if (!o.json.empty()) {
-    cudalab::JsonWriter w;
-    w.begin_object().field("lab", "06-dynamic-shared");
-    cudalab::write_device_field(w, dev);
-    w.field("part", "reverse")
-        .field("impl", o.impl)
-        .field("n", o.n)
-        .field("block_size", o.block_size)
-        .field("seed", static_cast<std::int64_t>(o.seed))
-        .field("ms", t.median_ms)
-        .field("gbs", gbs(o.n, t.median_ms))
-        .end_object();
-    std::ofstream(o.json) << w.str();
-  }
+  if (!o.json.empty())
+    cudalab::write_run_json(
+        o.json, "06-dynamic-shared", dev,
+        [&](cudalab::JsonWriter& w) {
+          w.field("part", "reverse")
+              .field("impl", o.impl)
+              .field("n", o.n)
+              .field("block_size", o.block_size);
+        },
+        o.seed, t.median_ms, gbs(o.n, t.median_ms));
   return cudalab::kExitOk;
 }
 
@@ -189,22 +180,18 @@ int run_conv(const Options& o, const cudalab::DeviceInfo& dev) {
   }
   const auto t = cudalab::time_launch([&](cudaStream_t s) { v.run(p.args(), s); }, stream.get());
   cudalab::print_bandwidth_result(label, t, gbs(o.width, t.median_ms), dev);
-  if (!o.json.empty()) {
-    cudalab::JsonWriter w;
-    w.begin_object().field("lab", "06-dynamic-shared");
-    cudalab::write_device_field(w, dev);
-    w.field("part", "conv")
-        .field("impl", o.impl)
-        .field("width", o.width)
-        .field("mask_width", o.mask_width)
-        .field("tile_width", tile)
-        .field("chosen", o.tile_width == 0)
-        .field("seed", static_cast<std::int64_t>(o.seed))
-        .field("ms", t.median_ms)
-        .field("gbs", gbs(o.width, t.median_ms))
-        .end_object();
-    std::ofstream(o.json) << w.str();
-  }
+  if (!o.json.empty())
+    cudalab::write_run_json(
+        o.json, "06-dynamic-shared", dev,
+        [&](cudalab::JsonWriter& w) {
+          w.field("part", "conv")
+              .field("impl", o.impl)
+              .field("width", o.width)
+              .field("mask_width", o.mask_width)
+              .field("tile_width", tile)
+              .field("chosen", o.tile_width == 0);
+        },
+        o.seed, t.median_ms, gbs(o.width, t.median_ms));
   return cudalab::kExitOk;
 }
 
@@ -284,9 +271,8 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
     cudalab::JsonWriter w;
     w.begin_object().field("lab", "06-dynamic-shared").field("bytes_per_element", 8);
     cudalab::write_device_field(w, dev);
-    w.key("rows").begin_array();
-    for (const auto& r : all) {
-      w.begin_object().field("part", r.part).field("variant", r.variant);
+    cudalab::write_rows_field(w, all, [&](const Row& r) {
+      w.field("part", r.part).field("variant", r.variant);
       if (r.part == "reverse") {
         w.field("n", static_cast<std::int64_t>(r.size)).field("block_size", r.block_size);
       } else {
@@ -295,11 +281,9 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
             .field("tile_width", r.tile_width)
             .field("chosen", r.chosen);
       }
-      w.field("status", r.status);
-      if (r.status == "ok") cudalab::write_bandwidth_fields(w, r.ms, r.rse, gbs(r.size, r.ms), dev);
-      w.end_object();
-    }
-    w.end_array().end_object();
+      cudalab::write_status_and_bandwidth(w, r.status, r.ms, r.rse, gbs(r.size, r.ms), dev);
+    });
+    w.end_object();
     cudalab::save_json(w, o.json);
   }
   return cudalab::kExitOk;

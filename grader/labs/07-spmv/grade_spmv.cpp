@@ -29,19 +29,17 @@ void require_instructions(Format format, const std::string& kernel,
   using namespace cudalab::grade;
   std::string names;
   for (const std::string& op : opcodes) names += (names.empty() ? "" : " or ") + op;
-  TechniqueRule rule;
-  rule.kernel = kernel;
-  rule.verdict = [=](const KernelAnalysis& k, const std::string& label,
-                     const LaunchedKernel*) -> std::string {
-    if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
-    for (const std::string& op : opcodes)
-      if (k.count(op) > 0) return "";
-    return what + " in " + label + ":\nits PTX (" + k.name + ") has no " + names +
-           " instruction; " + why;
-  };
+  const TechniqueRule rule =
+      ptx_rule(kernel, [=](const KernelAnalysis& k, const std::string& label) -> std::string {
+        if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
+        for (const std::string& op : opcodes)
+          if (k.count(op) > 0) return "";
+        return what + " in " + label + ":\nits PTX (" + k.name + ") has no " + names +
+               " instruction; " + why;
+      });
   const LaunchTrace trace = trace_launches(
       [format] { lab07::run_case(lab07::worked_example(), format, lab07::kCandidate); });
-  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+  require_candidate_technique(rule, trace);
 }
 
 // Correctness of one format on every generated matrix class.

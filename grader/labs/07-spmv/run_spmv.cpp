@@ -93,11 +93,9 @@ Options parse(int argc, char** argv) {
   const Generator& g = generator(o.generate);
   if (r.count("size")) {
     if (!o.matrix_file.empty()) throw cudalab::UsageError("--size applies to --generate only");
-    o.size = static_cast<int>(
-        cudalab::parse_int_in_range(r["size"].as<std::string>(), "--size", 1, g.max_size));
+    o.size = cudalab::int_option(r, "size", 1, g.max_size);
   }
-  o.seed = static_cast<std::uint64_t>(
-      cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, INT64_MAX));
+  o.seed = cudalab::parse_seed(r);
   const std::string format = r["format"].as<std::string>();
   if (format == "all") {
     o.formats = lab07::all_formats();
@@ -311,14 +309,10 @@ void print_matrix(const MatrixCase& m) {
 
 void write_json(const std::string& path, const std::vector<Row>& rows,
                 const cudalab::DeviceInfo& dev) {
-  cudalab::JsonWriter w;
-  w.begin_object().field("lab", "07-spmv");
-  cudalab::write_device_field(w, dev);
+  cudalab::JsonWriter w = cudalab::begin_lab_json("07-spmv", dev);
   w.field("bytes_formula", "nnz*(4+4) + (rows+1)*4 + rows*4 + cols*4");
-  w.key("rows").begin_array();
-  for (const Row& r : rows) {
-    w.begin_object()
-        .field("matrix", r.matrix)
+  cudalab::write_rows_field(w, rows, [&](const Row& r) {
+    w.field("matrix", r.matrix)
         .field("rows", static_cast<std::int64_t>(r.rows))
         .field("cols", static_cast<std::int64_t>(r.cols))
         .field("nnz", static_cast<std::int64_t>(r.nnz))
@@ -333,9 +327,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
           .field("gflops", r.flops / (r.ms * 1e-3) / 1e9)
           .field("gbs", gbs(r))
           .field("pct_copy", 100 * gbs(r) / dev.copy_bandwidth_gbs);
-    w.end_object();
-  }
-  w.end_array().end_object();
+  });
+  w.end_object();
   cudalab::save_json(w, path);
 }
 

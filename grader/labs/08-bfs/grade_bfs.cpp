@@ -25,28 +25,26 @@ using lab08::Algo;
 GRADED_CHECK("frontier kernel claims vertices and queue slots with atomics", "[lab08][technique]",
              10, Needs::host) {
   using namespace cudalab::grade;
-  TechniqueRule rule;
-  rule.kernel = "bfs_frontier_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label,
-                    const LaunchedKernel*) -> std::string {
-    if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
-    int claims = 0, adds = 0;
-    for (const char* op : {"atom.global.cas", "atom.cas", "atom.global.min", "atom.min",
-                           "atom.global.exch", "atom.exch"})
-      claims += k.count(op);
-    for (const char* op : {"atom.global.add", "atom.add", "atom.shared.add", "red.global.add",
-                           "red.add", "red.shared.add"})
-      adds += k.count(op);
-    if (claims == 0)
-      return "no atomic claim in " + label + " (no atom.cas, atom.min or atom.exch; " + k.name +
-             ")\na vertex reached from several frontier vertices must be claimed by ONE\n"
-             "thread (atomicCAS or atomicMin on its depth), or it enters the next\n"
-             "frontier several times";
-    if (adds == 0)
-      return "no atomic add in " + label + " (" + k.name +
-             "): the next frontier's slots must be\nreserved with atomicAdd on its size";
-    return "";
-  };
+  TechniqueRule rule = ptx_rule(
+      "bfs_frontier_kernel", [](const KernelAnalysis& k, const std::string& label) -> std::string {
+        if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
+        int claims = 0, adds = 0;
+        for (const char* op : {"atom.global.cas", "atom.cas", "atom.global.min", "atom.min",
+                               "atom.global.exch", "atom.exch"})
+          claims += k.count(op);
+        for (const char* op : {"atom.global.add", "atom.add", "atom.shared.add", "red.global.add",
+                               "red.add", "red.shared.add"})
+          adds += k.count(op);
+        if (claims == 0)
+          return "no atomic claim in " + label + " (no atom.cas, atom.min or atom.exch; " + k.name +
+                 ")\na vertex reached from several frontier vertices must be claimed by ONE\n"
+                 "thread (atomicCAS or atomicMin on its depth), or it enters the next\n"
+                 "frontier several times";
+        if (adds == 0)
+          return "no atomic add in " + label + " (" + k.name +
+                 "): the next frontier's slots must be\nreserved with atomicAdd on its size";
+        return "";
+      });
   // A kernel that expands a frontier: atomics, or a loop that stores what it read (the queue).
   rule.does_work = [](const KernelAnalysis& k) {
     if (k.count("atom") + k.count("red") > 0) return true;
@@ -56,7 +54,7 @@ GRADED_CHECK("frontier kernel claims vertices and queue slots with atomics", "[l
   };
   const LaunchTrace trace = trace_launches(
       [] { lab08::run_case(lab08::worked_example(), Algo::frontier, lab08::kCandidate); });
-  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+  require_candidate_technique(rule, trace);
 }
 
 // ---- Part 1: the course's edge-parallel BFS --------------------------------------------------

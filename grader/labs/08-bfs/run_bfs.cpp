@@ -81,19 +81,14 @@ Options parse(int argc, char** argv) {
     throw cudalab::UsageError("give --graph or --generate, not both");
   if (o.graph.empty() && o.generate.empty()) o.generate = "kronecker";
   o.ids = cudalab::parse_choice(r["ids"].as<std::string>(), "--ids", {"zero", "one", "names"});
-  o.scale =
-      static_cast<int>(cudalab::parse_int_in_range(r["scale"].as<std::string>(), "--scale", 1, 26));
-  o.edge_factor = static_cast<int>(
-      cudalab::parse_int_in_range(r["edge-factor"].as<std::string>(), "--edge-factor", 1, 64));
-  o.size = static_cast<int>(
-      cudalab::parse_int_in_range(r["size"].as<std::string>(), "--size", 1, 1 << 24));
+  o.scale = cudalab::int_option(r, "scale", 1, 26);
+  o.edge_factor = cudalab::int_option(r, "edge-factor", 1, 64);
+  o.size = cudalab::int_option(r, "size", 1, 1 << 24);
   if (o.generate == "grid" && static_cast<long long>(o.size) * o.size > (1LL << 26))
     throw cudalab::UsageError("--size: a grid of " + std::to_string(o.size) + " x " +
                               std::to_string(o.size) + " is too large (at most 8192 x 8192)");
-  o.seed = static_cast<std::uint64_t>(
-      cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
-  if (r.count("source"))
-    o.source = cudalab::parse_int_in_range(r["source"].as<std::string>(), "--source", 0, INT_MAX);
+  o.seed = cudalab::parse_seed(r);
+  if (r.count("source")) o.source = cudalab::int_option(r, "source", 0, INT_MAX);
   o.algo =
       cudalab::parse_choice(r["algo"].as<std::string>(), "--algo", {"edge", "frontier", "both"});
   o.impl = cudalab::parse_impl(r);
@@ -234,10 +229,8 @@ void write_json(const std::string& path, const cudalab::DeviceInfo& dev,
       .field("lab", "08-bfs")
       .field("teps", "edges of the searched component (simple graph) / time");
   cudalab::write_device_field(w, dev);
-  w.key("rows").begin_array();
-  for (const Row& r : rows) {
-    w.begin_object()
-        .field("variant", r.variant)
+  cudalab::write_rows_field(w, rows, [&](const Row& r) {
+    w.field("variant", r.variant)
         .field("algorithm", r.algo)
         .field("graph", r.graph)
         .field("vertices", r.vertices)
@@ -248,9 +241,8 @@ void write_json(const std::string& path, const cudalab::DeviceInfo& dev,
         .field("component_edges", r.component_edges)
         .field("status", r.status);
     if (r.status == "ok") w.field("ms", r.ms).field("rse", r.rse).field("gteps", r.gteps());
-    w.end_object();
-  }
-  w.end_array().end_object();
+  });
+  w.end_object();
   cudalab::save_json(w, path);
 }
 

@@ -18,16 +18,12 @@ using cudalab::grade::base_seed;
 GRADED_CHECK("tiled kernel stages source bodies in shared memory", "[lab09][technique]", 10,
              Needs::host) {
   using namespace cudalab::grade;
-  TechniqueRule rule;
-  rule.kernel = "nbody_tiled_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label, const LaunchedKernel*) {
-    return shared_tile_use_problem(k, label, "each tile of source bodies");
-  };
   const LaunchTrace trace = trace_launches([] {
     lab09::run_acc_case(lab09::random_case(1000, 0.01f, base_seed()), lab09::kCandidate.tiled,
                         "tiled");
   });
-  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+  require_candidate_technique(shared_tile_rule("nbody_tiled_kernel", "each tile of source bodies"),
+                              trace);
 }
 
 GRADED_CHECK("naive kernel: accelerations vs CPU reference", "[lab09][correctness]", 10,

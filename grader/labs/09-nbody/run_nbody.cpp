@@ -73,17 +73,13 @@ Options parse(int argc, char** argv) {
   const cxxopts::ParseResult r =
       cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
-  o.n = static_cast<int>(
-      cudalab::parse_int_in_range(r["bodies"].as<std::string>(), "-n/--bodies", 1, kMaxBodies));
-  o.steps = static_cast<int>(
-      cudalab::parse_int_in_range(r["steps"].as<std::string>(), "--steps", 0, 100000000));
+  o.n = cudalab::int_option(r, "bodies", 1, kMaxBodies, "-n/--bodies");
+  o.steps = cudalab::int_option(r, "steps", 0, 100000000);
   o.dt = parse_positive(r["dt"].as<std::string>(), "--dt");
   o.softening = parse_positive(r["softening"].as<std::string>(), "--softening");
-  o.seed = static_cast<std::uint64_t>(
-      cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
+  o.seed = cudalab::parse_seed(r);
   o.impl = cudalab::parse_impl(r);
-  o.every = static_cast<int>(
-      cudalab::parse_int_in_range(r["every"].as<std::string>(), "--every", 1, INT_MAX));
+  o.every = cudalab::int_option(r, "every", 1, INT_MAX);
   o.bench = r.count("bench") > 0;
   o.json = cudalab::writable_path_option(r, "json");
   o.csv = cudalab::writable_path_option(r, "csv");
@@ -214,9 +210,7 @@ int run_simulation(const Options& o, const cudalab::DeviceInfo& dev) {
   }
   if (csv.is_open()) std::printf("wrote %s\n", o.csv.c_str());
   if (!o.json.empty()) {
-    cudalab::JsonWriter w;
-    w.begin_object().field("lab", "09-nbody");
-    cudalab::write_device_field(w, dev);
+    cudalab::JsonWriter w = cudalab::begin_lab_json("09-nbody", dev);
     w.field("impl", o.impl)
         .field("n", o.n)
         .field("steps", o.steps)
@@ -277,10 +271,8 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
         .field("flops_per_interaction", lab09::kFlopsPerInteraction)
         .field("softening", o.softening);
     cudalab::write_device_field(w, dev);
-    w.key("rows").begin_array();
-    for (const auto& r : all) {
-      w.begin_object()
-          .field("variant", r.variant)
+    cudalab::write_rows_field(w, all, [&](const Row& r) {
+      w.field("variant", r.variant)
           .field("kernel", r.kernel)
           .field("n", r.n)
           .field("status", r.status);
@@ -292,9 +284,8 @@ int run_bench(const Options& o, const cudalab::DeviceInfo& dev) {
             .field("gflops", g)
             .field("pct_fp32_peak", 100 * g / dev.fp32_peak_gflops);
       }
-      w.end_object();
-    }
-    w.end_array().end_object();
+    });
+    w.end_object();
     cudalab::save_json(w, o.json);
   }
   return cudalab::kExitOk;

@@ -24,26 +24,26 @@ using lab10::Kernel;
 
 GRADED_CHECK("fast kernel uses shared or constant memory", "[lab10][technique]", 10, Needs::host) {
   using namespace cudalab::grade;
-  TechniqueRule rule;
-  rule.kernel = "conv_forward_fast_kernel";
-  rule.verdict = [](const KernelAnalysis& k, const std::string& label,
-                    const LaunchedKernel*) -> std::string {
-    const int stores = k.count("st.shared"), loads = k.count("ld.shared");
-    const int barriers = k.count("bar.sync") + k.count("barrier.sync");
-    const int constants = k.count("ld.const");
-    if (k.problem.empty() && (stores == 0 || loads == 0 || barriers == 0) && constants == 0)
-      return "no shared or constant memory in " + label + " (" + k.name + "): its PTX has " +
-             std::to_string(stores) + " st.shared, " + std::to_string(loads) + " ld.shared, " +
-             std::to_string(barriers) + " barrier(s) and " + std::to_string(constants) +
-             " ld.const; the optimised kernel must stage data in shared memory (stored, "
-             "synchronized, read back) or read the weights from a __constant__ buffer";
-    return accumulation_problem(k, label, kSharedSpace | kConstSpace, "the inputs or the weights");
-  };
+  const TechniqueRule rule = ptx_rule(
+      "conv_forward_fast_kernel",
+      [](const KernelAnalysis& k, const std::string& label) -> std::string {
+        const int stores = k.count("st.shared"), loads = k.count("ld.shared");
+        const int barriers = k.count("bar.sync") + k.count("barrier.sync");
+        const int constants = k.count("ld.const");
+        if (k.problem.empty() && (stores == 0 || loads == 0 || barriers == 0) && constants == 0)
+          return "no shared or constant memory in " + label + " (" + k.name + "): its PTX has " +
+                 std::to_string(stores) + " st.shared, " + std::to_string(loads) + " ld.shared, " +
+                 std::to_string(barriers) + " barrier(s) and " + std::to_string(constants) +
+                 " ld.const; the optimised kernel must stage data in shared memory (stored, "
+                 "synchronized, read back) or read the weights from a __constant__ buffer";
+        return accumulation_problem(k, label, kSharedSpace | kConstSpace,
+                                    "the inputs or the weights");
+      });
   const LaunchTrace trace = trace_launches([] {
     lab10::run_case(lab10::course_shape_cases(base_seed(), 2).front(), lab10::kCandidate,
                     lab10::Kernel::fast);
   });
-  require_technique({judge_technique(candidate_ptx(), rule, trace)});
+  require_candidate_technique(rule, trace);
 }
 
 GRADED_CHECK("direct kernel: shapes (1 x 1 outputs, odd sizes, C = 1, K = 1 to 7), exact",

@@ -67,8 +67,7 @@ Options parse(int argc, char** argv) {
       cli, "bench: write results as JSON to this file", argc, argv);
   Options o;
   o.impl = cudalab::parse_impl(r);
-  o.seed = static_cast<std::uint64_t>(
-      cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, INT64_MAX));
+  o.seed = cudalab::parse_seed(r);
   o.bench = r.count("bench") > 0;
   o.network = r.count("network") > 0;
   if (o.bench && o.network) throw cudalab::UsageError("--bench and --network: choose one");
@@ -79,15 +78,13 @@ Options parse(int argc, char** argv) {
     throw cudalab::UsageError("--bench and --network use fixed shapes; drop the shape options");
   int batch = o.bench ? 10000 : 1000;
   if (r.count("batch")) {
-    batch = static_cast<int>(
-        cudalab::parse_int_in_range(r["batch"].as<std::string>(), "--batch", 1, 100000));
+    batch = cudalab::int_option(r, "batch", 1, 100000);
     o.batch_given = true;
   }
   if (own) {
     auto get = [&](const char* name, int fallback, int lo, int hi) {
       if (!r.count(name)) return fallback;
-      return static_cast<int>(
-          cudalab::parse_int_in_range(r[name].as<std::string>(), std::string("--") + name, lo, hi));
+      return cudalab::int_option(r, name, lo, hi);
     };
     lab10::LayerShape s;
     s.B = batch;
@@ -305,13 +302,9 @@ Breakdown measure_breakdown(int layer, int batch, std::uint64_t seed) {
 void write_json(const std::string& path, const std::vector<Row>& rows,
                 const std::vector<std::pair<int, Breakdown>>& breakdowns,
                 const cudalab::DeviceInfo& dev) {
-  cudalab::JsonWriter w;
-  w.begin_object().field("lab", "10-cnn-layer");
-  cudalab::write_device_field(w, dev);
-  w.key("rows").begin_array();
-  for (const Row& r : rows) {
-    w.begin_object()
-        .field("variant", r.variant)
+  cudalab::JsonWriter w = cudalab::begin_lab_json("10-cnn-layer", dev);
+  cudalab::write_rows_field(w, rows, [&](const Row& r) {
+    w.field("variant", r.variant)
         .field("layer", r.layer)
         .field("B", r.shape.B)
         .field("C", r.shape.C)
@@ -326,9 +319,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows,
           .field("rse", r.rse)
           .field("gflops", gflops(r.shape, r.ms))
           .field("gbs", gbs(r.shape, r.ms));
-    w.end_object();
-  }
-  w.end_array().key("breakdown").begin_array();
+  });
+  w.key("breakdown").begin_array();
   for (const auto& [layer, b] : breakdowns)
     w.begin_object()
         .field("layer", layer)

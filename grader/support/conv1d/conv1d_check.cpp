@@ -103,14 +103,7 @@ std::string run_case(const Conv1dCase& c, const Conv1dVariant& v) {
 }
 
 void require_all_pass(const std::vector<Conv1dCase>& cases, const Conv1dVariant& v) {
-  std::vector<std::string> problems;
-  for (const auto& c : cases)
-    if (std::string p = run_case(c, v); !p.empty()) problems.push_back(p);
-  if (problems.empty()) return;
-  std::string message =
-      std::to_string(problems.size()) + " of " + std::to_string(cases.size()) + " case(s) failed";
-  for (std::size_t i = 0; i < problems.size() && i < 3; ++i) message += "\n" + problems[i];
-  FAIL(message);
+  require_cases_pass(cases, [&](const Conv1dCase& c) { return run_case(c, v); });
 }
 
 PerfCase::PerfCase(std::uint64_t seed)

@@ -32,6 +32,18 @@ struct Conv1dVariant {
   std::function<void(const Conv1dArgs&, cudaStream_t)> run;
 };
 
+// A kernel function that reads the mask from global memory: (x, mask, y, width, mask_width,
+// stream).
+using GlobalMaskFn = void (*)(const float* x, const float* mask, float* y, int width,
+                              int mask_width, cudaStream_t stream);
+
+// The variant that runs `f`, with no prepare step.
+inline Conv1dVariant global_mask_variant(const std::string& name, GlobalMaskFn f) {
+  return {name, nullptr, [f](const Conv1dArgs& a, cudaStream_t s) {
+            f(a.x, a.mask, a.y, a.width, a.mask_width, s);
+          }};
+}
+
 struct Conv1dCase {
   std::string name;
   std::vector<float> x, mask;

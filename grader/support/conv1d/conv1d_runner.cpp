@@ -66,8 +66,7 @@ Options parse(int argc, char** argv, const RunnerSpec& spec) {
   const cxxopts::ParseResult r =
       cudalab::parse_runner_command_line(cli, "write results as JSON to this file", argc, argv);
   Options o;
-  o.width = static_cast<int>(
-      cudalab::parse_int_in_range(r["width"].as<std::string>(), "--width", 1, INT_MAX));
+  o.width = cudalab::int_option(r, "width", 1, INT_MAX);
   const auto mask = cudalab::parse_int_in_range(r["mask-width"].as<std::string>(), "--mask-width",
                                                 -1000000, 1000001);
   cudalab::require_odd_positive(mask, "--mask-width");
@@ -75,8 +74,7 @@ Options parse(int argc, char** argv, const RunnerSpec& spec) {
     throw cudalab::UsageError("--mask-width " + std::to_string(mask) + " is wider than " +
                               std::to_string(spec.max_mask_width) + ": " + spec.mask_limit);
   o.mask_width = static_cast<int>(mask);
-  o.seed = static_cast<std::uint64_t>(
-      cudalab::parse_int_in_range(r["seed"].as<std::string>(), "--seed", 0, LLONG_MAX));
+  o.seed = cudalab::parse_seed(r);
   o.impl = cudalab::parse_impl(r);
   o.bench = r.count("bench") > 0;
   if (r.count("json")) o.json = r["json"].as<std::string>();
@@ -104,19 +102,13 @@ int run_once(const Options& o, const RunnerSpec& spec) {
   }
   const auto t = cudalab::time_launch([&](cudaStream_t s) { v.run(p.args(), s); }, stream.get());
   cudalab::print_bandwidth_result(label, t, gbs(o.width, t.median_ms), dev);
-  if (!o.json.empty()) {
-    cudalab::JsonWriter w;
-    w.begin_object().field("lab", spec.lab);
-    cudalab::write_device_field(w, dev);
-    w.field("impl", o.impl)
-        .field("width", o.width)
-        .field("mask_width", o.mask_width)
-        .field("seed", static_cast<std::int64_t>(o.seed))
-        .field("ms", t.median_ms)
-        .field("gbs", gbs(o.width, t.median_ms))
-        .end_object();
-    std::ofstream(o.json) << w.str();
-  }
+  if (!o.json.empty())
+    cudalab::write_run_json(
+        o.json, spec.lab, dev,
+        [&](cudalab::JsonWriter& w) {
+          w.field("impl", o.impl).field("width", o.width).field("mask_width", o.mask_width);
+        },
+        o.seed, t.median_ms, gbs(o.width, t.median_ms));
   return cudalab::kExitOk;
 }
 
@@ -174,18 +166,11 @@ int run_bench(const Options& o, const RunnerSpec& spec) {
     cudalab::JsonWriter w;
     w.begin_object().field("lab", spec.lab).field("bytes_per_element", 8);
     cudalab::write_device_field(w, dev);
-    w.key("rows").begin_array();
-    for (const auto& r : rows) {
-      w.begin_object()
-          .field("variant", r.variant)
-          .field("width", r.width)
-          .field("mask_width", r.mask_width)
-          .field("status", r.status);
-      if (r.status == "ok")
-        cudalab::write_bandwidth_fields(w, r.ms, r.rse, gbs(r.width, r.ms), dev);
-      w.end_object();
-    }
-    w.end_array().end_object();
+    cudalab::write_rows_field(w, rows, [&](const Row& r) {
+      w.field("variant", r.variant).field("width", r.width).field("mask_width", r.mask_width);
+      cudalab::write_status_and_bandwidth(w, r.status, r.ms, r.rse, gbs(r.width, r.ms), dev);
+    });
+    w.end_object();
     cudalab::save_json(w, o.json);
   }
   return cudalab::kExitOk;
