@@ -16,6 +16,8 @@ struct CheckRecord {
   std::string status;  // passed | partial | failed | skipped | listed
   std::string message;
   std::map<std::string, double> measurements;
+  // Wall time of the check's process(es), set by the grade command (not part of the record line).
+  double seconds = 0.0;
 };
 
 std::string escape_field(const std::string& s);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <ctime>
@@ -263,6 +264,17 @@ class Progress {
 
  private:
   bool tty_;
+};
+
+// Wall time since construction.
+class Stopwatch {
+ public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 std::vector<std::string> grader_env(const Options& o) {
@@ -591,7 +603,9 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
             failed_check(listed[ci], "not run: the correctness checks must pass first"));
         continue;
       }
+      const Stopwatch check_time;
       CheckRecord r = run_check(exe, listed[ci], o);
+      r.seconds = check_time.seconds();
       if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
         correctness_passed = false;
       if (r.status == "skipped") skipped_plain.insert(r.name);
@@ -599,8 +613,10 @@ LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Option
     }
     for (const auto& tool : lab.sanitizers) {
       progress.show(where + ": compute-sanitizer " + tool);
+      const Stopwatch tool_time;
       result.checks.push_back(run_sanitizer(lab, exe, tool, sanitizer_spec, sanitized,
                                             skipped_plain, correctness_passed, report, o));
+      result.checks.back().seconds = tool_time.seconds();
     }
   } catch (const std::exception& e) {
     CheckRecord c;
@@ -657,16 +673,20 @@ int grade(Options o) {
   report.sandbox = o.box.description;
   std::cout << "Sandbox: " << o.box.description << "\n\n";
 
+  const Stopwatch run_time;
   Progress progress(isatty(STDERR_FILENO) != 0);
   for (std::size_t li = 0; li < labs.size(); ++li) {
     const std::string where = "lab " + std::to_string(li + 1) + " of " +
                               std::to_string(labs.size()) + " (" + labs[li].id + " " +
                               labs[li].name + ")";
+    const Stopwatch lab_time;
     LabResult result = grade_lab(labs[li], report, o, progress, where);
+    result.seconds = lab_time.seconds();
     progress.clear();
     std::cout << lab_table(result, o.color) << "\n";
     report.labs.push_back(std::move(result));
   }
+  report.seconds = run_time.seconds();
   std::cout << summary_table(report, o.color);
 
   write_file(o.json, report_json(report));

@@ -101,6 +101,7 @@ std::string report_json(const GradeReport& r) {
     w.null();
   if (!r.has_device) w.field("no_device_reason", r.no_device_reason);
   w.field("sandbox", r.sandbox);
+  w.field("seconds", r.seconds);
   w.field("points", r.points()).field("max_points", r.max_points()).field("failed", r.failed());
   w.key("labs").begin_array();
   for (const auto& lab : r.labs) {
@@ -108,7 +109,8 @@ std::string report_json(const GradeReport& r) {
         .field("lab", lab.id)
         .field("name", lab.name)
         .field("points", lab.points())
-        .field("max_points", lab.max_points());
+        .field("max_points", lab.max_points())
+        .field("seconds", lab.seconds);
     w.key("checks").begin_array();
     for (const auto& c : lab.checks) {
       w.begin_object()
@@ -117,7 +119,8 @@ std::string report_json(const GradeReport& r) {
           .field("points", c.earned)
           .field("max", c.points)
           .field("status", c.status)
-          .field("message", c.message);
+          .field("message", c.message)
+          .field("seconds", c.seconds);
       w.key("measurements").begin_object();
       for (const auto& [k, v] : c.measurements) w.field(k, v);
       w.end_object().end_object();
@@ -214,8 +217,8 @@ std::string summary_table(const GradeReport& r, bool color) {
   if (r.sandbox.rfind("none", 0) == 0)
     out << "  The checks ran UNSANDBOXED (" << r.sandbox.substr(r.sandbox.find(':') + 2)
         << "): the student's code could reach everything this user can.\n";
-  std::snprintf(line, sizeof line, "  %-4s %-24s %9s %7s %7s %8s %7s\n", "lab", "name", "points",
-                "passed", "failed", "partial", "skipped");
+  std::snprintf(line, sizeof line, "  %-4s %-24s %9s %7s %7s %8s %7s %8s\n", "lab", "name",
+                "points", "passed", "failed", "partial", "skipped", "seconds");
   out << line;
   for (const auto& lab : r.labs) {
     int n[4] = {0, 0, 0, 0};
@@ -225,13 +228,13 @@ std::string summary_table(const GradeReport& r, bool color) {
       n[2] += c.status == "partial";
       n[3] += c.status == "skipped";
     }
-    std::snprintf(line, sizeof line, "  %-4s %-24s %9s %7d %7d %8d %7d\n", lab.id.c_str(),
+    std::snprintf(line, sizeof line, "  %-4s %-24s %9s %7d %7d %8d %7d %8.1f\n", lab.id.c_str(),
                   lab.name.c_str(), points_text(lab.points(), lab.max_points()).c_str(), n[0], n[1],
-                  n[2], n[3]);
+                  n[2], n[3], lab.seconds);
     out << line;
   }
-  std::snprintf(line, sizeof line, "  %-29s %9s\n", "total",
-                points_text(r.points(), r.max_points()).c_str());
+  std::snprintf(line, sizeof line, "  %-29s %9s %41.1f\n", "total",
+                points_text(r.points(), r.max_points()).c_str(), r.seconds);
   out << line;
   if (!r.has_device) {
     out << (color ? "\033[33m" : "")

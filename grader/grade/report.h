@@ -14,6 +14,7 @@ struct LabResult {
   std::string id;    // "01"
   std::string name;  // "conv1d-basic"
   std::vector<CheckRecord> checks;
+  double seconds = 0.0;  // wall time of the lab's grading, listing and audit included
   double points() const;
   int max_points() const;
   bool failed() const;  // a check worth points failed
@@ -28,6 +29,7 @@ struct GradeReport {
   std::string no_device_reason;
   std::string sandbox;  // what the checks ran in: "bubblewrap: ..." or "none: <why>"
   std::vector<LabResult> labs;
+  double seconds = 0.0;  // wall time of the whole grade (the build not included)
   double points() const;
   int max_points() const;
   bool failed() const;

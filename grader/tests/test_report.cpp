@@ -137,6 +137,20 @@ TEST_CASE("the JSON report holds the schema, labs, checks and device", "[grader]
     CHECK(contains(json, "\"device\": null"));
     CHECK(contains(json, "\"no_device_reason\": \"no CUDA device\""));
   }
+  SECTION("with the wall times of the run, each lab and each check") {
+    r.seconds = 12.5;
+    r.labs[0].seconds = 7.25;
+    r.labs[0].checks[0].seconds = 1.5;
+    const std::string json = cudalab::grade::report_json(r);
+    CAPTURE(json);
+    CHECK(contains(json, "\"seconds\": 12.5"));
+    CHECK(contains(json, "\"seconds\": 7.25"));
+    CHECK(contains(json, "\"seconds\": 1.5"));
+    const std::string summary = cudalab::grade::summary_table(r, false);
+    CAPTURE(summary);
+    CHECK(contains(line_with(summary, "conv1d-basic"), " 7.2"));
+    CHECK(contains(line_with(summary, "total"), " 12.5"));
+  }
   SECTION("with a device") {
     r.has_device = true;
     r.device_name = "NVIDIA H100 80GB HBM3";
