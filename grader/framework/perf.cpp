@@ -184,22 +184,20 @@ std::string timed_output_problem(unsigned long long elements, std::size_t sample
 }
 
 std::string implausible_problem(double gbs, double copy_gbs, double gflops, double peak_gflops) {
-  char line[300];
-  if (gbs > 0 && copy_gbs > 0 && gbs > kImplausible * copy_gbs) {
+  // "" unless `rate` (in `unit`) is beyond kImplausible times `limit`, the hardware's `what`.
+  const auto beyond = [](double rate, double limit, const char* unit,
+                         const char* what) -> std::string {
+    if (rate <= 0 || limit <= 0 || rate <= kImplausible * limit) return "";
+    char line[300];
     std::snprintf(line, sizeof line,
-                  "implausible: %.0f GB/s is more than %.1fx the measured copy bandwidth "
-                  "(%.0f GB/s); the timed calls cannot have done the work",
-                  gbs, kImplausible, copy_gbs);
+                  "implausible: %.0f %s is more than %.1fx %s (%.0f %s); the timed calls cannot "
+                  "have done the work",
+                  rate, unit, kImplausible, what, limit, unit);
     return line;
-  }
-  if (gflops > 0 && peak_gflops > 0 && gflops > kImplausible * peak_gflops) {
-    std::snprintf(line, sizeof line,
-                  "implausible: %.0f GFLOP/s is more than %.1fx the FP32 peak (%.0f GFLOP/s); the "
-                  "timed calls cannot have done the work",
-                  gflops, kImplausible, peak_gflops);
-    return line;
-  }
-  return "";
+  };
+  if (std::string p = beyond(gbs, copy_gbs, "GB/s", "the measured copy bandwidth"); !p.empty())
+    return p;
+  return beyond(gflops, peak_gflops, "GFLOP/s", "the FP32 peak");
 }
 
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
