@@ -51,6 +51,12 @@ struct TimedOutput {
   unsigned char poison = 0xFF;
 };
 
+// The tolerance between the candidate's and the reference's outputs when each is within `exact` of
+// the exact result: twice it.
+inline cudalab::Tolerance between_results(cudalab::Tolerance exact) {
+  return {2.0 * exact.atol, 2.0 * exact.rtol};
+}
+
 // What a lab adds so that the timed runs are checked runs.
 struct TimedRunChecks {
   // Called before each sample of either launch, outside the timed interval, with the number of

@@ -33,10 +33,9 @@ void grade_conv2d_performance(const Conv2dVariant& candidate, const Conv2dVarian
     cudalab::fill_uniform_async(perf.in.data(), perf.in.size(), derive_seed(seed, sample), -1.0f,
                                 1.0f, s);
   };
-  // Each output is within conv2d_tolerance of the exact sum, so the two within twice that.
-  const cudalab::Tolerance tol = conv2d_tolerance(perf.mask, perf.mask_width, 1.0);
+  // Each output is within conv2d_tolerance of the exact sum.
   checks.outputs = {{"out", perf.out.data(), out_reference.data(), perf.out.size(),
-                     cudalab::Tolerance{2.0 * tol.atol, 2.0 * tol.rtol}}};
+                     between_results(conv2d_tolerance(perf.mask, perf.mask_width, 1.0))}};
   // Candidate and reference keep their masks in different namespaces' constant memory, so their
   // runs can interleave.
   const cudalab::Launch candidate_launch = perf.launch(candidate);

@@ -49,10 +49,9 @@ void grade_conv_performance(const std::string& lab, const ConvVariant& candidate
     prepared = sample;
     next.prepare(handed.data(), perf.data.w, perf.data.h);
   };
-  // Each output is within conv2d_tolerance of the exact sum, so the two within twice that.
-  const cudalab::Tolerance tol = conv2d_tolerance(perf.data.mask, 1.0);
+  // Each output is within conv2d_tolerance of the exact sum.
   checks.outputs = {{"out", perf.out.data(), out_reference.data(), pixels,
-                     cudalab::Tolerance{2.0 * tol.atol, 2.0 * tol.rtol}}};
+                     between_results(conv2d_tolerance(perf.data.mask, 1.0))}};
   // Each variant loads its own texture before it is timed (the candidate's run_conv_case above
   // already did; the reference's is loaded here).
   const cudalab::Launch c = perf.launch(candidate);
