@@ -38,4 +38,18 @@ double relative_standard_error(const std::vector<double>& s) {
   return stddev(s) / std::sqrt(static_cast<double>(s.size())) / std::fabs(m);
 }
 
+double median_relative_standard_error(std::vector<double> s) {
+  const std::size_t n = s.size();
+  if (n < 2) return 0.0;
+  std::sort(s.begin(), s.end());
+  const double half_width = 0.98 * std::sqrt(static_cast<double>(n));
+  const double lo_rank = std::floor(n / 2.0 - half_width);  // 0-based ranks
+  const double hi_rank = std::ceil(n / 2.0 + half_width) - 1.0;
+  if (lo_rank < 0.0 || hi_rank > static_cast<double>(n - 1)) return 1.0;
+  const double m = median(s);
+  if (m == 0.0) return 0.0;
+  const double width = s[static_cast<std::size_t>(hi_rank)] - s[static_cast<std::size_t>(lo_rank)];
+  return width / 2.0 / 1.96 / std::fabs(m);
+}
+
 }  // namespace cudalab

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 
@@ -16,6 +18,17 @@ void L2Flusher::flush(cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(scratch_.data(), 0, scratch_.bytes(), stream));
 }
 
+void trace(const std::string& what) {
+  static const bool on = [] {
+    const char* v = std::getenv("CUDALAB_TRACE");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  if (!on) return;
+  static const auto t0 = std::chrono::steady_clock::now();
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "[cudalab +%.3f s] %s\n", t, what.c_str());
+}
+
 bool sampling_done(const std::vector<std::vector<double>>& samples, double elapsed_s,
                    const TimingOptions& options) {
   if (samples.empty()) return true;
@@ -24,13 +37,14 @@ bool sampling_done(const std::vector<std::vector<double>>& samples, double elaps
   if (n >= static_cast<std::size_t>(options.max_samples)) return true;
   if (elapsed_s >= options.time_cap_s) return true;
   return std::all_of(samples.begin(), samples.end(), [&](const std::vector<double>& s) {
-    return relative_standard_error(s) <= options.target_rse;
+    return median_relative_standard_error(s) <= options.target_rse;
   });
 }
 
 std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaStream_t stream,
                                      const TimingOptions& options) {
   if (launches.empty()) return {};
+  trace("timing: start");
   if (options.min_samples < 1 || options.max_samples < options.min_samples)
     throw std::invalid_argument("time_interleaved: need 1 <= min_samples <= max_samples");
 
@@ -71,12 +85,16 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (sampling_done(samples, elapsed, options)) break;
+    if (options.settled && options.settled(samples)) break;
   }
 
+  trace("timing: " + std::to_string(samples.front().size()) + " samples of " +
+        std::to_string(launches.size()) + " launch(es)");
   std::vector<Timing> result(launches.size());
   for (std::size_t i = 0; i < launches.size(); ++i) {
     result[i].median_ms = median(samples[i]);
     result[i].rse = relative_standard_error(samples[i]);
+    result[i].median_rse = median_relative_standard_error(samples[i]);
     result[i].samples_ms = std::move(samples[i]);
     if (options.fence) result[i].median_fenced_ms = median(fenced[i]);
     result[i].fenced_ms = std::move(fenced[i]);

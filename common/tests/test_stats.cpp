@@ -56,6 +56,23 @@ TEST_CASE("relative_standard_error of fewer than two samples is 0", "[common][st
   CHECK(cudalab::relative_standard_error({}) == 0.0);
 }
 
+TEST_CASE("median_relative_standard_error: from the median's distribution-free interval",
+          "[common][stats]") {
+  // 1..100: ranks 40 and 59 (0-based) bound the 95% interval, values 41 and 60: (19 / 2) / 1.96
+  // over the median 50.5.
+  std::vector<double> ramp;
+  for (int i = 1; i <= 100; ++i) ramp.push_back(i);
+  CHECK(cudalab::median_relative_standard_error(ramp) == Approx(19.0 / 2.0 / 1.96 / 50.5));
+  // One slow sample among twenty equal ones: the median's error is 0, the mean's is not.
+  std::vector<double> outlier(19, 10.0);
+  outlier.push_back(1000.0);
+  CHECK(cudalab::median_relative_standard_error(outlier) == 0.0);
+  CHECK(cudalab::relative_standard_error(outlier) > 0.2);
+  // Too few samples for the interval (it runs off the ends): not settled.
+  CHECK(cudalab::median_relative_standard_error({9.0, 10.0, 11.0}) == 1.0);
+  CHECK(cudalab::median_relative_standard_error({1.0}) == 0.0);
+}
+
 TEST_CASE("median and mean of no samples throw std::invalid_argument", "[common][stats]") {
   REQUIRE_THROWS_AS(cudalab::median({}), std::invalid_argument);
   REQUIRE_THROWS_AS(cudalab::mean({}), std::invalid_argument);

@@ -62,7 +62,7 @@ TEST_CASE("sampling_done: the time cap stops noisy candidates", "[common][timing
   CHECK(cudalab::sampling_done(samples, 50.0, options));
 }
 
-TEST_CASE("sampling_done: stops when every candidate's RSE is within the target",
+TEST_CASE("sampling_done: stops when every candidate's median RSE is within the target",
           "[common][timing]") {
   const cudalab::TimingOptions options = small_options();
   const std::size_t n = GENERATE(std::size_t{5}, std::size_t{9});
@@ -77,10 +77,10 @@ TEST_CASE("sampling_done: stops when every candidate's RSE is within the target"
   }
 }
 
-TEST_CASE("sampling_done: an RSE exactly at the target is good enough", "[common][timing]") {
+TEST_CASE("sampling_done: a median RSE exactly at the target is good enough", "[common][timing]") {
   cudalab::TimingOptions options = small_options();
   const std::vector<double> samples{1.0, 1.01, 0.99, 1.02, 0.98, 1.0};
-  const double rse = cudalab::relative_standard_error(samples);
+  const double rse = cudalab::median_relative_standard_error(samples);
   CAPTURE(rse);
 
   options.target_rse = rse;

@@ -29,6 +29,7 @@ using ListenerBase = Catch::EventListenerBase;
 using ListenerBase = Catch::TestEventListenerBase;
 #endif
 
+#include "cudalab/timing.h"
 #include "grading_state.h"
 #include "record.h"
 
@@ -131,6 +132,7 @@ class GradeListener : public ListenerBase {
 
   void testCaseStarting(const Catch::TestCaseInfo& info) override {
     current_check() = CheckState{};
+    cudalab::trace("check start: " + std::string(info.name));
     ListenerBase::testCaseStarting(info);
   }
 
@@ -147,6 +149,7 @@ class GradeListener : public ListenerBase {
 
   void testCaseEnded(const Catch::TestCaseStats& stats) override {
     const CheckState& s = current_check();
+    cudalab::trace("check end");
     CheckRecord r;
     const auto& info = info_of(stats);
     r.name = std::string(info.name);
@@ -190,5 +193,6 @@ class GradeListener : public ListenerBase {
 CATCH_REGISTER_LISTENER(GradeListener)
 
 int main(int argc, char* argv[]) {
+  cudalab::trace("main");
   return Catch::Session().run(argc, argv);
 }

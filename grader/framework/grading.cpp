@@ -20,6 +20,11 @@ bool listing_only() {
   return v != nullptr && std::string(v) == "1";
 }
 
+bool under_sanitizer() {
+  const char* v = std::getenv("CUDALAB_SANITIZE");
+  return v != nullptr && std::string(v) == "1";
+}
+
 std::uint64_t base_seed() {
   return seed_from_env(kDefaultSeed);
 }

@@ -24,7 +24,12 @@ struct Measured {
 
 // The device's facts and copy bandwidth, measured once per process.
 const DeviceInfo& cached_device() {
-  static const DeviceInfo device = query_device(0, /*measure_copy=*/true);
+  static const DeviceInfo device = [] {
+    trace("device facts and copy bandwidth: start");
+    DeviceInfo d = query_device(0, /*measure_copy=*/true);
+    trace("device facts and copy bandwidth: measured");
+    return d;
+  }();
   return device;
 }
 
@@ -68,8 +73,9 @@ class OutputChecks {
     }
   }
 
-  // "" when every timed output matched the reference's and the fixed inputs are unchanged.
-  std::string problem() {
+  // "" when every timed output matched the reference's and the fixed inputs are unchanged;
+  // `untimed`: the run before the timing (its message says so).
+  std::string problem(bool untimed = false) {
     const std::size_t outputs = checks_.outputs.size();
     for (std::size_t i = 0; i < checks_.unchanged.size(); ++i)
       cudalab::count_different_words_async(
@@ -103,7 +109,8 @@ class OutputChecks {
                               cudaMemcpyDeviceToHost));
         if (!cudalab::within_tolerance(g, e, o.tol)) got = g, expected = e;
       }
-      return timed_output_problem(elements, compared_, o.name, found[i].first, got, expected);
+      return timed_output_problem(elements, untimed ? 0 : compared_, o.name, found[i].first, got,
+                                  expected);
     }
     return "";
   }
@@ -118,14 +125,27 @@ class OutputChecks {
   std::size_t compared_ = 0;
 };
 
+// The grader's sampling: at least 20 samples each, then until the median's relative standard
+// error is 1%, at most 500 samples or 3 s; one warm-up (the check's untimed run came first).
+// With `r_zero` > 0, a candidate whose every sample (3 or more) is slower than r_zero times the
+// reference's slowest is past r_zero already: sampling stops there (a one-thread-block kernel
+// would otherwise spend the time cap).
 Measured measure_pair(const Launch& candidate, const Launch& reference, const Workload& work,
-                      OutputChecks* outputs) {
+                      OutputChecks* outputs, double r_zero) {
   Measured m;
   m.device = cached_device();
   Stream stream;
   TimingOptions options;
   options.flush_l2 = work.flush_l2;
   options.fence = true;
+  options.warmup = 1;
+  options.time_cap_s = 3.0;
+  if (r_zero > 0)
+    options.settled = [r_zero](const std::vector<std::vector<double>>& s) {
+      if (s[0].size() < 3) return false;
+      const double slowest_reference = *std::max_element(s[1].begin(), s[1].end());
+      return *std::min_element(s[0].begin(), s[0].end()) > r_zero * slowest_reference;
+    };
   if (outputs != nullptr) {
     options.before_sample = [outputs](std::size_t launch, cudaStream_t s) {
       outputs->before(launch, s);
@@ -171,10 +191,15 @@ std::string timed_output_problem(unsigned long long elements, std::size_t sample
                                  const std::string& first_output, unsigned long long first_index,
                                  double got, double expected) {
   if (elements == 0) return "";
-  std::string text = "a timed run's output differs from the reference's on the same inputs: " +
-                     std::to_string(elements) + " element(s) over " +
-                     std::to_string(samples_compared) + " timed runs, the first at " +
-                     first_output + "[" + std::to_string(first_index) + "]";
+  // 0 samples compared: the untimed run before the timing.
+  std::string text =
+      samples_compared == 0
+          ? "the output differs from the reference's on the same inputs: " +
+                std::to_string(elements) + " element(s), the first at "
+          : "a timed run's output differs from the reference's on the same inputs: " +
+                std::to_string(elements) + " element(s) over " + std::to_string(samples_compared) +
+                " timed runs, the first at ";
+  text += first_output + "[" + std::to_string(first_index) + "]";
   if (!std::isnan(expected))
     text += " (" + cudalab::format_value(got) + ", the reference gives " +
             cudalab::format_value(expected) + ")";
@@ -203,8 +228,26 @@ std::string implausible_problem(double gbs, double copy_gbs, double gflops, doub
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
                        const Workload& work, const TimedRunChecks& checks) {
   const LabPolicy& policy = lab_policy(lab);
+  trace("performance: inputs ready");
+  // Correctness first, on this workload: one untimed run of each on the same fresh inputs,
+  // compared on the device (the checks with the CPU's results ran before, on the same code).
+  {
+    OutputChecks first(checks);
+    Stream stream;
+    for (std::size_t launch = 0; launch < 2; ++launch) {
+      first.before(launch, stream.get());
+      (launch == 0 ? candidate : reference)(stream.get());
+      first.after(launch, stream.get());
+    }
+    CUDA_CHECK(cudaGetLastError());
+    if (const std::string p = first.problem(/*untimed=*/true); !p.empty())
+      FAIL("not timed: the output must match the reference's on the performance workload "
+           "first\n" +
+           p);
+  }
+  trace("performance: untimed run compared");
   OutputChecks outputs(checks);
-  const Measured m = measure_pair(candidate, reference, work, &outputs);
+  const Measured m = measure_pair(candidate, reference, work, &outputs, policy.r_zero);
   const double credit = perf_credit(m.ratio, policy.r_full, policy.r_zero);
 
   measure("ratio", m.ratio);
@@ -260,6 +303,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
       !p.empty())
     FAIL(p);
   if (const std::string p = outputs.problem(); !p.empty()) FAIL(p);
+  trace("performance: timed outputs compared");
   if (const std::string p = implausible_problem(
           // Only from DRAM (a cold L2) is the copy bandwidth a bound.
           work.bytes > 0 && work.flush_l2 ? gbs(work.bytes, m.candidate.median_ms) : 0.0,
@@ -277,7 +321,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
 }
 
 void check_timing_harness(const Launch& reference, const Workload& work) {
-  const Measured m = measure_pair(reference, reference, work, nullptr);
+  const Measured m = measure_pair(reference, reference, work, nullptr, 0.0);
   measure("ratio", m.ratio);
   measure("reference_ms", m.reference.median_ms);
   char line[256];

@@ -76,7 +76,8 @@ struct TimedRunChecks {
   std::vector<Region> unchanged;
 };
 
-// The message of a timed run whose outputs differed from the reference's: "" when `elements` is 0.
+// The message of a timed run whose outputs differed from the reference's: "" when `elements` is 0;
+// `samples_compared` 0 for the untimed run before the timing.
 // `first_output`/`first_index` locate the first difference, `got`/`expected` its values (from the
 // last sample, when it differed there; NaN otherwise).
 std::string timed_output_problem(unsigned long long elements, std::size_t samples_compared,
@@ -91,8 +92,10 @@ std::string outside_stream_problem(double candidate_ms, double candidate_fenced_
 // FP32 peak).
 std::string implausible_problem(double gbs, double copy_gbs, double gflops, double peak_gflops);
 
-// Times both, records measurements, sets partial credit, and FAILs the check when the credit is
-// zero. Validate the candidate's output on this workload BEFORE calling (correctness first).
+// Runs each once, untimed, on the same fresh inputs and FAILs ("not timed: ...") unless the
+// outputs match (correctness first, on this workload, without a CPU result: the correctness
+// checks compared the same code with the CPU's); then times both, records measurements, sets
+// partial credit, and FAILs the check when the credit is zero.
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
                        const Workload& work, const TimedRunChecks& checks = {});
 

@@ -86,4 +86,8 @@ TEST_CASE("a timed output that differs from the reference's is named with its fi
   // Exact outputs (and differences the last sample no longer shows) give no values.
   CHECK(timed_output_problem(3, 20, "levels", 5, std::nan(""), std::nan(""))
             .find("the first at levels[5]. Every timed call") != std::string::npos);
+  // The untimed run before the timing (0 samples compared) says so.
+  CHECK(timed_output_problem(2, 0, "y", 3, 1.0, 0.5)
+            .find("the output differs from the reference's on the same inputs: 2 element(s), the "
+                  "first at y[3] (1, the reference gives 0.5)") == 0);
 }

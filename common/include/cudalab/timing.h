@@ -5,8 +5,9 @@
 //     larger than the L2), outside the timed interval;
 //   - candidates interleaved sample by sample (A B A B ...), so that clock and thermal drift
 //     hit all of them alike;
-//   - at least `min_samples`, then until every candidate's relative standard error is under
-//     `target_rse`, or `max_samples`, or `time_cap_s` of wall time;
+//   - at least `min_samples`, then until the relative standard error of every candidate's
+//     median is under `target_rse`, or `max_samples`, or `time_cap_s` of wall time, or `settled`
+//     says the outcome is known (the grader: a candidate already past r_zero);
 //   - the median reported;
 //   - with `fence` (the grader's timings), each sample also timed device-wide: the device idle
 //     before it, and the host's clock from before the launch to the end of a
@@ -37,6 +38,9 @@ struct TimingOptions {
   double time_cap_s = 10.0;
   bool flush_l2 = true;
   bool fence = false;
+  // Optional: called after each round with the samples so far (samples[i] of launch i); true
+  // stops sampling (after at least 1 sample each).
+  std::function<bool(const std::vector<std::vector<double>>&)> settled;
   std::function<void(std::size_t launch, cudaStream_t)> before_sample;
   std::function<void(std::size_t launch, cudaStream_t)> after_sample;
 };
@@ -44,7 +48,8 @@ struct TimingOptions {
 struct Timing {
   std::vector<double> samples_ms;
   double median_ms = 0.0;
-  double rse = 0.0;  // relative standard error of the mean of samples_ms
+  double rse = 0.0;         // relative standard error of the mean of samples_ms
+  double median_rse = 0.0;  // ... of their median (the stopping rule's)
   // With TimingOptions::fence: each sample's device-wide time, and their median.
   std::vector<double> fenced_ms;
   double median_fenced_ms = 0.0;
@@ -69,6 +74,10 @@ bool sampling_done(const std::vector<std::vector<double>>& samples, double elaps
 // Times every launch in `launches`, interleaved; result[i] belongs to launches[i].
 std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaStream_t stream,
                                      const TimingOptions& options = {});
+
+// With CUDALAB_TRACE=1 in the environment, writes "[cudalab +T s] what" to stderr, T the seconds
+// since the process's first trace: where a check's time goes (setup, sampling, comparisons).
+void trace(const std::string& what);
 
 // Convenience for one launch.
 Timing time_launch(const Launch& launch, cudaStream_t stream, const TimingOptions& options = {});
