@@ -419,3 +419,59 @@ TEST_CASE("SpMV error bound: gamma(row length) * sum |a x| holds for float sums 
     CHECK(std::fabs(backward - ref[i]) <= bound[i]);
   }
 }
+
+TEST_CASE("SpMV error bound: the largest row with |x| <= 1 is the largest with x all ones",
+          "[common][sparse][spmv]") {
+  // 300000 rows: large enough for the host threads (on a machine with more than one).
+  for (const CsrMatrix& a :
+       {random_matrix(57, 40, 0, 40, 3), power_law_matrix(300000, 300000, 1, 3000, 4)}) {
+    CAPTURE(a.rows);
+    const std::vector<double> bound =
+        spmv_error_bound(a, std::vector<float>(static_cast<std::size_t>(a.cols), 1.0f));
+    CHECK(spmv_max_error_bound(a) == *std::max_element(bound.begin(), bound.end()));
+  }
+  CsrMatrix empty;
+  CHECK(spmv_max_error_bound(empty) == 0.0);
+}
+
+TEST_CASE("COO, ELL and HYB of a large matrix (built by host threads) hold its entries in order",
+          "[common][sparse][formats]") {
+  const CsrMatrix a = random_matrix(300000, 200000, 0, 20, 5);
+  const CooMatrix coo = csr_to_coo(a);
+  const EllMatrix ell = csr_to_ell(a);
+  const HybMatrix hyb = csr_to_hyb(a, 6);
+  REQUIRE(coo.nnz() == a.nnz());
+  CHECK(coo.col == a.col_idx);
+  CHECK(coo.val == a.val);
+  std::size_t in_coo = 0;
+  bool rows_right = true, ell_right = true, hyb_right = true;
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t slot = k - a.row_ptr[i];
+      rows_right = rows_right && coo.row[static_cast<std::size_t>(k)] == i;
+      ell_right = ell_right && ell.col_idx[ell.slot(i, slot)] == a.col_idx[k] &&
+                  ell.val[ell.slot(i, slot)] == a.val[k];
+      if (slot < 6) {
+        hyb_right = hyb_right && hyb.ell.col_idx[hyb.ell.slot(i, slot)] == a.col_idx[k];
+      } else {
+        hyb_right = hyb_right && hyb.coo.row[in_coo] == i && hyb.coo.col[in_coo] == a.col_idx[k] &&
+                    hyb.coo.val[in_coo] == a.val[k];
+        ++in_coo;
+      }
+    }
+    for (index_t slot = a.row_length(i); slot < ell.width; ++slot)
+      ell_right = ell_right && ell.col_idx[ell.slot(i, slot)] == kEllPadding &&
+                  ell.val[ell.slot(i, slot)] == 0.0f;
+  }
+  CHECK(rows_right);
+  CHECK(ell_right);
+  CHECK(hyb_right);
+  CHECK(in_coo == hyb.coo.nnz());
+  // The first problem in row order is the one reported, whichever thread finds it.
+  CsrMatrix bad = a;
+  bad.col_idx[static_cast<std::size_t>(bad.row_ptr[250000])] = -1;
+  bad.row_ptr[200000] = bad.row_ptr[199999] - 1;
+  CHECK_THROWS_WITH(validate(bad), "CSR: row_ptr decreases at row 199999");
+  bad.col_idx[static_cast<std::size_t>(bad.row_ptr[100000])] = 200000;
+  CHECK_THROWS_WITH(validate(bad), "CSR: row 100000 has column 200000 outside 0..199999");
+}

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cudalab/catch.h"
@@ -111,11 +113,11 @@ TEST_CASE("Random matrices: pinned output for a seed (portability)",
           "[common][sparse][generators]") {
   // Computed once on x86-64 Linux with g++; any platform must produce the same matrix.
   const CsrMatrix a = power_law_matrix(1000, 1000, 1, 1000, 42);
-  CHECK(a.nnz() == 7276u);
-  CHECK(fingerprint(a.row_ptr, a.col_idx) == 0x691058ccd12431c3ULL);
-  CHECK(a.val[0] == 0x1.81193p-1f);
+  CHECK(a.nnz() == 7413u);
+  CHECK(fingerprint(a.row_ptr, a.col_idx) == 0xbb1b7153dae8eef8ULL);
+  CHECK(a.val[0] == -0x1.7510d8p-2f);
   const EdgeList k = kronecker_graph(10, 16, 42);
-  CHECK(fingerprint(k.src, k.dst) == 0x10d2e83a48a92a0fULL);
+  CHECK(fingerprint(k.src, k.dst) == 0x8947462f8ccbd41cULL);
 }
 
 TEST_CASE("Power-law rows: lengths in range with a P(length >= k) = min / k tail",
@@ -195,6 +197,70 @@ TEST_CASE("Kronecker: 2^scale vertices, edge_factor * 2^scale edges before dedup
   }
   CHECK_THROWS_AS(kronecker_graph(31, 1, 1), std::invalid_argument);
   CHECK_THROWS_AS(kronecker_graph(4, 0, 1), std::invalid_argument);
+}
+
+TEST_CASE("Kronecker: each quadrant probability picks its quadrant",
+          "[common][sparse][generators][graph]") {
+  // a = 1: every level picks the top-left quadrant, so every edge is (0, 0) before the vertex
+  // permutation: one self-loop vertex. b = 1: top-right, (0, n - 1); c = 1: (n - 1, 0);
+  // a = b = c = 0: d, (n - 1, n - 1).
+  for (int q = 0; q < 4; ++q) {
+    CAPTURE(q);
+    KroneckerParams p;
+    p.a = q == 0 ? 1.0 : 0.0;
+    p.b = q == 1 ? 1.0 : 0.0;
+    p.c = q == 2 ? 1.0 : 0.0;
+    const EdgeList g = kronecker_graph(6, 4, 11, p);
+    const std::set<std::pair<index_t, index_t>> edges = [&] {
+      std::set<std::pair<index_t, index_t>> e;
+      for (std::size_t k = 0; k < g.num_edges(); ++k) e.insert({g.src[k], g.dst[k]});
+      return e;
+    }();
+    REQUIRE(edges.size() == 1);
+    const auto [u, v] = *edges.begin();
+    CHECK((u == v) == (q == 0 || q == 3));
+  }
+  // Graph500's parameters: the share of edges whose level-0 bits (before the permutation) fall
+  // in each quadrant is not observable after it, but the self-loops are: a level keeps u and v
+  // equal with probability a + d = 0.62, so about 0.62^scale of the edges are self-loops.
+  const EdgeList g = kronecker_graph(3, 4096, 12);
+  std::size_t loops = 0;
+  for (std::size_t k = 0; k < g.num_edges(); ++k) loops += g.src[k] == g.dst[k];
+  const double share = static_cast<double>(loops) / static_cast<double>(g.num_edges());
+  CHECK(share == Approx(0.62 * 0.62 * 0.62).margin(0.02));
+}
+
+TEST_CASE("Undirected CSR: the same graph with any number of threads", "[common][sparse][graph]") {
+  const EdgeList g = add_loops_and_duplicates(kronecker_graph(12, 16, 3), 300, 3000, 4);
+  for (const bool keep : {false, true}) {
+    CAPTURE(keep);
+    UndirectedOptions one;
+    one.remove_self_loops = one.remove_duplicates = !keep;
+    one.threads = 1;
+    const CsrGraph reference = to_undirected_csr(g, one);
+    CHECK_NOTHROW(validate(reference));
+    for (const int threads : {2, 3, 7, 16}) {
+      CAPTURE(threads);
+      UndirectedOptions many = one;
+      many.threads = threads;
+      const CsrGraph c = to_undirected_csr(g, many);
+      CHECK(c.row_ptr == reference.row_ptr);
+      CHECK(c.col_idx == reference.col_idx);
+    }
+  }
+  // An edge outside the graph is reported by its first occurrence, whichever thread finds it.
+  EdgeList bad = g;
+  bad.dst[bad.num_edges() / 2] = bad.num_vertices;
+  bad.src[bad.num_edges() - 1] = -1;
+  UndirectedOptions seven;
+  seven.threads = 7;
+  try {
+    to_undirected_csr(bad, seven);
+    FAIL("accepted a vertex outside the graph");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("edge " + std::to_string(bad.num_edges() / 2) + " ") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("Grids and chains: edge counts and BFS depths by formula",

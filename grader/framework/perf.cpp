@@ -1,6 +1,7 @@
 #include "perf.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -234,16 +235,38 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   {
     OutputChecks first(checks);
     Stream stream;
+    // Fenced as the timed samples are: work a candidate puts on another stream is ordered
+    // after the fresh inputs and before the comparison.
+    double ms[2] = {0.0, 0.0};
     for (std::size_t launch = 0; launch < 2; ++launch) {
       first.before(launch, stream.get());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const auto start = std::chrono::steady_clock::now();
       (launch == 0 ? candidate : reference)(stream.get());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      ms[launch] =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
       first.after(launch, stream.get());
     }
     CUDA_CHECK(cudaGetLastError());
     if (const std::string p = first.problem(/*untimed=*/true); !p.empty())
-      FAIL("not timed: the output must match the reference's on the performance workload "
-           "first\n" +
-           p);
+      FAIL(
+          "not timed: the output must match the reference's on the performance workload "
+          "first\n" +
+          p);
+    // A candidate this far past r_zero needs no samples (one-thread blocks take seconds a run):
+    // four times r_zero, and half a second, so that neither noise nor the first run's loading
+    // of the module (in both runs) can decide it.
+    if (ms[0] > std::max(500.0, 4.0 * policy.r_zero * ms[1])) {
+      measure("ratio_untimed_run", ms[0] / ms[1]);
+      char line[300];
+      std::snprintf(line, sizeof line,
+                    "too slow: r = %.0f from one untimed run each (%.1f ms, the reference's "
+                    "%.3f ms), far above r_zero = %.2f: not sampled further",
+                    ms[0] / ms[1], ms[0], ms[1], policy.r_zero);
+      FAIL(line);
+    }
   }
   trace("performance: untimed run compared");
   OutputChecks outputs(checks);

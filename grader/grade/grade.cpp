@@ -20,14 +20,19 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "audit.h"
@@ -71,6 +76,7 @@ struct Options {
   Sandbox box;                          // made once per run
   std::uint64_t seed = kDefaultSeed;
   double timeout_s = 300;
+  int jobs = 0;  // processes at once for the untimed checks (0: auto)
   bool sanitize = true;
   bool list = false;
   std::string json, gradescope, junit;
@@ -157,6 +163,9 @@ Options parse(int argc, char** argv) {
       ("records", "also write the check records (one line per check) here", value<std::string>())
       ("seed", "seed of the generated inputs (an instructor's secret seed)", value<std::string>())
       ("timeout", "seconds allowed per check", value<std::string>()->default_value("300"))
+      ("jobs", "untimed checks (correctness, technique, sanitizers) run this many at once; "
+       "timed checks always run alone (default: auto, from the CPUs and the GPU's memory)",
+       value<std::string>()->default_value("auto"))
       ("memory-limit", "GiB of heap each grader process may use (RLIMIT_DATA)",
        value<std::string>()->default_value("32"))
       ("sandbox", "run each check in a bubblewrap sandbox: auto (when bwrap works here), on "
@@ -198,6 +207,8 @@ Options parse(int argc, char** argv) {
         static_cast<std::uint64_t>(cudalab::parse_int_in_range(env, "CUDALAB_SEED", 0, LLONG_MAX));
   o.timeout_s = static_cast<double>(
       cudalab::parse_int_in_range(r["timeout"].as<std::string>(), "--timeout", 1, 86400));
+  if (const std::string jobs = r["jobs"].as<std::string>(); jobs != "auto")
+    o.jobs = static_cast<int>(cudalab::parse_int_in_range(jobs, "--jobs", 1, 64));
   o.sanitize = r.count("no-sanitize") == 0;
   o.memory_gib =
       cudalab::parse_int_in_range(r["memory-limit"].as<std::string>(), "--memory-limit", 1, 4096);
@@ -404,14 +415,12 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
   return r;
 }
 
-// `spec`: the checks to run under the tool ("" when none is selected), `expected` their names: each
-// must come back with a record, so that a grader that exits early under the tool does not pass.
-// `skipped_plain`: the checks whose plain run was skipped; only those may be skipped under the
-// tool too (a grader that skips its checks only under the tool does not pass).
-CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std::string& tool,
-                          const std::string& spec, const std::vector<std::string>& expected,
-                          const std::set<std::string>& skipped_plain, bool correctness_passed,
-                          const GradeReport& report, const Options& o) {
+// Whether compute-sanitizer <tool> runs on this lab: a record that says why not (skipped, or
+// failed when the correctness checks failed), or one with an empty status when it runs.
+// `selected`: whether any selected correctness check is there to run under it.
+CheckRecord sanitizer_precondition(const LabEntry& lab, const std::string& tool, bool selected,
+                                   bool correctness_passed, const GradeReport& report,
+                                   const Options& o) {
   CheckRecord r;
   r.name = "compute-sanitizer " + tool;
   r.tags = "[lab" + lab.id + "][sanitize]";
@@ -425,7 +434,7 @@ CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std
   } else if (!o.sanitizers.empty() &&
              std::find(o.sanitizers.begin(), o.sanitizers.end(), tool) == o.sanitizers.end()) {
     r.message = "not run: not selected by --sanitizers";
-  } else if (spec.empty()) {
+  } else if (!selected) {
     r.message = std::string(kNotSelected) + " (no selected correctness check to run under it)";
   } else if (sanitizer.empty() || access(sanitizer.c_str(), X_OK) != 0) {
     r.message = "compute-sanitizer not found";
@@ -433,46 +442,142 @@ CheckRecord run_sanitizer(const LabEntry& lab, const std::string& exe, const std
     r.status = "failed";
     r.message = "not run: the correctness checks must pass first";
   } else {
-    auto env = grader_env(o);
-    env.push_back("CUDALAB_GUARD_BYTES=0");
-    const ChannelRun run = run_with_channel(
-        {sanitizer, "--tool", tool, "--error-exitcode", "86", exe, spec}, env, o.timeout_s * 4, o);
-    const ProcessResult& p = run.process;
+    r.status = "";
+  }
+  return r;
+}
+
+// One correctness check under the tool, in a process of its own (the parts of one tool run in
+// parallel). The grader knows it is under a sanitizer (CUDALAB_SANITIZE=1: its smallest inputs
+// that still run every path) and allocates exact sizes (CUDALAB_GUARD_BYTES=0: no guard zone
+// absorbs an out-of-bounds access before memcheck sees it).
+struct SanitizerPart {
+  std::string check;  // the correctness check's name
+  ChannelRun run;
+};
+
+SanitizerPart run_sanitizer_part(const std::string& exe, const std::string& tool,
+                                 const std::string& check, const Options& o) {
+  auto env = grader_env(o);
+  env.push_back("CUDALAB_GUARD_BYTES=0");
+  env.push_back("CUDALAB_SANITIZE=1");
+  return {check, run_with_channel({CUDALAB_SANITIZER, "--tool", tool, "--error-exitcode", "86", exe,
+                                   exact_spec(check)},
+                                  env, o.timeout_s * 4, o)};
+}
+
+// The tool's verdict from its parts: every part must come back with exactly one passing record
+// for its check (skipped only where the plain run skipped it too: a grader that exits early, or
+// skips its checks, under the tool does not pass) and no hazard reported.
+CheckRecord combine_sanitizer_parts(CheckRecord r, const std::string& tool,
+                                    const std::vector<SanitizerPart>& parts,
+                                    const std::set<std::string>& skipped_plain, const Options& o) {
+  for (const SanitizerPart& part : parts) {
+    const ProcessResult& p = part.run.process;
     // racecheck reports a missing barrier as a "Warning: Race reported", which leaves the exit
     // code at 0: any reported hazard fails the check.
     const bool hazards = p.exit_code != 0 || sanitizer_reported_hazards(p.output);
-    std::string incomplete = sanitizer_records_problem(expected, run.records, skipped_plain);
-    if (incomplete.empty() && run.foreign > 0)
+    std::string incomplete =
+        sanitizer_records_problem({part.check}, part.run.records, skipped_plain);
+    if (incomplete.empty() && part.run.foreign > 0)
       incomplete =
-          std::to_string(run.foreign) + " line(s) on the record channel not from the grader";
-    if (!hazards && !incomplete.empty()) {
-      r.status = "failed";
+          std::to_string(part.run.foreign) + " line(s) on the record channel not from the grader";
+    if (!hazards && incomplete.empty()) continue;
+    r.status = "failed";
+    r.earned = 0.0;
+    if (!hazards) {
       r.message = "under compute-sanitizer " + tool + ": " + incomplete + " (" +
                   describe_ending(p, o.timeout_s * 4) + ")";
       if (const std::string tail = last_lines(p.output, 4); !tail.empty())
         r.message += ":\n" + tail;
-    } else if (!hazards) {
-      r.status = "passed";
-      r.earned = r.points;
-      r.message = "no hazards reported";
-    } else {
-      r.status = "failed";
-      std::string lines;
-      std::istringstream in(p.output);
-      std::string line;
-      int shown = 0;
-      while (std::getline(in, line))
-        if (line.rfind("========= ", 0) == 0 && line.find("Host Frame") == std::string::npos &&
-            shown++ < 12)
-          lines += line + "\n";
-      const bool reported = p.exit_code == 86 || p.exit_code == 0;
-      r.message =
-          (reported ? "compute-sanitizer " + tool + " reported hazards:\n"
-                    : "under compute-sanitizer: " + describe_ending(p, o.timeout_s * 4) + "\n") +
-          (lines.empty() ? last_lines(p.output, 8) : lines);
+      return r;
+    }
+    std::string lines;
+    std::istringstream in(p.output);
+    std::string line;
+    int shown = 0;
+    while (std::getline(in, line))
+      if (line.rfind("========= ", 0) == 0 && line.find("Host Frame") == std::string::npos &&
+          shown++ < 12)
+        lines += line + "\n";
+    const bool reported = p.exit_code == 86 || p.exit_code == 0;
+    r.message = (reported ? "compute-sanitizer " + tool + " reported hazards"
+                          : "under compute-sanitizer: " + describe_ending(p, o.timeout_s * 4)) +
+                " in check '" + part.check + "':\n" +
+                (lines.empty() ? last_lines(p.output, 8) : lines);
+    return r;
+  }
+  r.status = "passed";
+  r.earned = r.points;
+  r.message = "no hazards reported (" + std::to_string(parts.size()) + " check(s) under the tool)";
+  return r;
+}
+
+// Runs jobs on a fixed number of threads; a job may add more. wait() returns when every job added
+// so far, and every job they added, has finished.
+class JobPool {
+ public:
+  explicit JobPool(int workers) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+  }
+  JobPool(const JobPool&) = delete;
+  JobPool& operator=(const JobPool&) = delete;
+  ~JobPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  void add(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(std::move(job));
+      ++pending_;
+    }
+    ready_.notify_one();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_.wait(lock, [this] { return pending_ == 0; });
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        job = std::move(queue_.front());
+        queue_.erase(queue_.begin());
+      }
+      job();  // jobs catch their own exceptions
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--pending_ == 0) idle_.notify_all();
     }
   }
-  return r;
+
+  std::mutex mutex_;
+  std::condition_variable ready_, idle_;
+  std::vector<std::function<void()>> queue_;
+  std::size_t pending_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// How many untimed checks run at once: --jobs, or the CPUs (at most 8), fewer on a GPU with
+// little memory (a grader process may use a few GiB of it).
+int untimed_jobs(const Options& o, const GradeReport& report) {
+  if (o.jobs > 0) return o.jobs;
+  int jobs = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  if (report.has_device) {
+    const double gib = static_cast<double>(report.device_memory_bytes) / (1ull << 30);
+    jobs = std::clamp(static_cast<int>(gib / 6.0), 1, jobs);
+  }
+  return jobs;
 }
 
 std::string utc_now() {
@@ -512,8 +617,9 @@ bool executable(const std::string& path) {
   return access(path.c_str(), X_OK) == 0;
 }
 
-// The audit of the candidate's object (audit.h): "" when it passes, else why no check passes.
-std::string audit(const LabEntry& lab, const Options& o) {
+// The audit of the candidate's object (audit.h): "" when it passes, else why no check passes;
+// its notes are added to `notes`.
+std::string audit(const LabEntry& lab, const Options& o, std::string* notes) {
   AuditSubject subject{lab.id, lab.objects, lab.source, lab.include_dirs};
   AuditTools tools;
   tools.readelf = CUDALAB_READELF;
@@ -523,109 +629,267 @@ std::string audit(const LabEntry& lab, const Options& o) {
   tools.source_dir = CUDALAB_SOURCE_DIR;
   tools.system_include_prefixes = split(CUDALAB_SYSTEM_INCLUDE_DIRS, ':');
   const AuditResult result = audit_candidate(subject, tools);
-  for (const auto& note : result.notes)
-    std::cout << "Audit of lab " << lab.id << ": " << note << "\n";
+  for (const auto& note : result.notes) *notes += "Audit of lab " + lab.id + ": " + note + "\n";
   return result.verdict;
 }
 
-// Grades one lab; whatever goes wrong fails this lab's checks only.
-LabResult grade_lab(const LabEntry& lab, const GradeReport& report, const Options& o,
-                    Progress& progress, const std::string& where) {
-  LabResult result{lab.id, lab.name, {}};
-  const std::string exe = o.solutions ? lab.solution_grader : lab.student_grader;
-  const std::string spec = o.solutions ? "" : "~[selfcheck]";
-  try {
-    std::string why;
-    if (!executable(exe))
-      why = "not graded: " + exe +
-            " was not built; the lab's .cu file does not compile (see the build output)";
-    else if (!o.solutions && !lab.link_check.empty() && !executable(lab.link_check))
-      why =
-          "not graded: the lab's .cu file calls code it may not use (the reference solution "
-          "or a vendor library); see the link errors of " +
-          lab.link_check + " in the build output";
-    else if (!o.solutions)
-      why = audit(lab, o);  // "banned: ..." (or "not graded: ..." when it cannot be made)
-    if (!why.empty()) {
-      // The driver removes stale binaries before building, so a missing one means this build
-      // failed. The solution's grader has the same checks: list them so the lab's maximum
-      // stays right.
-      if (!executable(lab.solution_grader)) throw std::runtime_error(why);
-      for (const auto& c : list_checks(lab.solution_grader, "~[selfcheck]", o))
-        result.checks.push_back(failed_check(c, why));
-      for (const auto& tool : lab.sanitizers) {
-        CheckRecord c;
-        c.name = "compute-sanitizer " + tool;
-        c.tags = "[lab" + lab.id + "][sanitize]";
-        c.points = lab_policy(lab.id).sanitizer_points;
-        result.checks.push_back(failed_check(c, why));
-      }
-      return result;
-    }
-    // The list and the points come from the solution's grader: a student's grader could list
-    // fewer checks (or none) when it is asked to list them.
-    const auto listed = list_checks(lab.solution_grader, spec, o);
-    // --checks: the checks it selects run, the others are reported as skipped.
-    std::set<std::string> selected;
-    for (const auto& c :
-         o.checks.empty() ? listed : list_checks(lab.solution_grader, o.checks, o, true))
-      selected.insert(c.name);
-    if (selected.empty())
-      throw std::runtime_error("--checks '" + o.checks + "' selects none of the lab's checks");
-    // The sanitizers run the correctness checks but the [large] ones (racecheck on 2^26 elements
-    // takes minutes); with --checks, those of them it selects, by name.
-    std::string sanitizer_spec = o.checks.empty() ? "[correctness]~[large]" : "";
-    std::vector<std::string> sanitized;  // the names of the checks that spec selects
-    const std::size_t total = listed.size() + lab.sanitizers.size();
-    bool correctness_passed = true;
-    std::set<std::string> skipped_plain;  // checks whose plain run was skipped
-    for (std::size_t ci = 0; ci < listed.size(); ++ci) {
-      if (!selected.count(listed[ci].name)) {
-        CheckRecord skipped = listed[ci];
-        skipped.status = "skipped";
-        skipped.message = kNotSelected;
-        result.checks.push_back(std::move(skipped));
-        continue;
-      }
-      const std::string& tags = listed[ci].tags;
-      if (tags.find("[correctness]") != std::string::npos &&
-          tags.find("[large]") == std::string::npos) {
-        sanitized.push_back(listed[ci].name);
-        if (!o.checks.empty())
-          sanitizer_spec += (sanitizer_spec.empty() ? "" : ",") + exact_spec(listed[ci].name);
-      }
-      progress.show(where + ": check " + std::to_string(ci + 1) + " of " + std::to_string(total) +
-                    ": " + listed[ci].name);
-      const bool timed = listed[ci].tags.find("[perf]") != std::string::npos;
-      if (timed && !correctness_passed) {
-        // Performance is measured only once the correctness checks pass (docs/grading.md).
-        result.checks.push_back(
-            failed_check(listed[ci], "not run: the correctness checks must pass first"));
-        continue;
-      }
-      const Stopwatch check_time;
-      CheckRecord r = run_check(exe, listed[ci], o);
-      r.seconds = check_time.seconds();
-      if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
-        correctness_passed = false;
-      if (r.status == "skipped") skipped_plain.insert(r.name);
-      result.checks.push_back(std::move(r));
-    }
-    for (const auto& tool : lab.sanitizers) {
-      progress.show(where + ": compute-sanitizer " + tool);
-      const Stopwatch tool_time;
-      result.checks.push_back(run_sanitizer(lab, exe, tool, sanitizer_spec, sanitized,
-                                            skipped_plain, correctness_passed, report, o));
-      result.checks.back().seconds = tool_time.seconds();
-    }
-  } catch (const std::exception& e) {
-    CheckRecord c;
-    c.name = "grading";
-    c.tags = "[lab" + lab.id + "]";
-    c.points = 1;  // counts as a failure even though the lab's points are unknown
-    result.checks.push_back(failed_check(c, std::string("grading error: ") + e.what()));
+// One lab's grading: what the audit and the listing decided, then every check's result.
+struct LabRun {
+  explicit LabRun(const LabEntry& e) : lab(e) {}
+  LabEntry lab;
+  std::string exe;                          // the grader that runs the candidate's code
+  std::vector<CheckRecord> listed;          // from the solution's grader
+  std::vector<CheckRecord> results;         // one per listed check, then one per sanitizer tool
+  std::vector<double> seconds;              // of each result's process(es)
+  std::vector<std::size_t> untimed, timed;  // the selected checks, indices into listed
+  std::vector<std::string> sanitized;       // the correctness checks the sanitizers run
+  std::set<std::string> skipped_plain;      // checks whose plain run was skipped
+  bool correctness_passed = true;
+  bool finished = false;  // nothing more to run (not built, banned, a grading error)
+  std::size_t untimed_left = 0;
+  std::vector<std::vector<SanitizerPart>> parts;  // per sanitizer tool
+  std::string audit_notes;
+  double prepare_seconds = 0.0;
+  std::mutex mutex;  // results, parts and the counters above, while jobs run
+};
+
+// The progress line, shared by the jobs.
+class SharedProgress {
+ public:
+  explicit SharedProgress(bool tty) : line_(tty) {}
+  void planned(std::size_t n) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    total_ += n;
+    show_locked();
   }
-  return result;
+  void started(const std::string& what) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_ = what;
+    show_locked();
+  }
+  void finished() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++done_;
+    show_locked();
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    line_.clear();
+  }
+
+ private:
+  void show_locked() {
+    line_.show(std::to_string(done_) + " of " + std::to_string(total_) + " checks done; " + last_);
+  }
+  std::mutex mutex_;
+  Progress line_;
+  std::size_t done_ = 0, total_ = 0;
+  std::string last_;
+};
+
+// The audit and the list: decides what runs. Whatever goes wrong fails this lab's checks only.
+void prepare_lab(LabRun& run, const Options& o) {
+  const Stopwatch time;
+  const LabEntry& lab = run.lab;
+  run.exe = o.solutions ? lab.solution_grader : lab.student_grader;
+  const std::string spec = o.solutions ? "" : "~[selfcheck]";
+  std::string why;
+  if (!executable(run.exe))
+    why = "not graded: " + run.exe +
+          " was not built; the lab's .cu file does not compile (see the build output)";
+  else if (!o.solutions && !lab.link_check.empty() && !executable(lab.link_check))
+    why =
+        "not graded: the lab's .cu file calls code it may not use (the reference solution "
+        "or a vendor library); see the link errors of " +
+        lab.link_check + " in the build output";
+  else if (!o.solutions)
+    why = audit(lab, o, &run.audit_notes);  // "banned: ..." (or "not graded: ...")
+  if (!why.empty()) {
+    // The driver removes stale binaries before building, so a missing one means this build
+    // failed. The solution's grader has the same checks: list them so the lab's maximum stays
+    // right.
+    if (!executable(lab.solution_grader)) throw std::runtime_error(why);
+    for (const auto& c : list_checks(lab.solution_grader, "~[selfcheck]", o))
+      run.results.push_back(failed_check(c, why));
+    for (const auto& tool : lab.sanitizers) {
+      CheckRecord c;
+      c.name = "compute-sanitizer " + tool;
+      c.tags = "[lab" + lab.id + "][sanitize]";
+      c.points = lab_policy(lab.id).sanitizer_points;
+      run.results.push_back(failed_check(c, why));
+    }
+    run.seconds.assign(run.results.size(), 0.0);
+    run.finished = true;
+    run.prepare_seconds = time.seconds();
+    return;
+  }
+  // The list and the points come from the solution's grader: a student's grader could list fewer
+  // checks (or none) when it is asked to list them.
+  run.listed = list_checks(lab.solution_grader, spec, o);
+  // --checks: the checks it selects run, the others are reported as skipped.
+  std::set<std::string> selected;
+  for (const auto& c :
+       o.checks.empty() ? run.listed : list_checks(lab.solution_grader, o.checks, o, true))
+    selected.insert(c.name);
+  if (selected.empty())
+    throw std::runtime_error("--checks '" + o.checks + "' selects none of the lab's checks");
+  run.results.resize(run.listed.size() + lab.sanitizers.size());
+  run.seconds.assign(run.results.size(), 0.0);
+  run.parts.resize(lab.sanitizers.size());
+  for (std::size_t ci = 0; ci < run.listed.size(); ++ci) {
+    const CheckRecord& c = run.listed[ci];
+    if (!selected.count(c.name)) {
+      run.results[ci] = c;
+      run.results[ci].status = "skipped";
+      run.results[ci].message = kNotSelected;
+      continue;
+    }
+    // The sanitizers run the selected correctness checks but the [large] ones (racecheck on 2^26
+    // elements takes minutes).
+    if (c.tags.find("[correctness]") != std::string::npos &&
+        c.tags.find("[large]") == std::string::npos)
+      run.sanitized.push_back(c.name);
+    (c.tags.find("[perf]") != std::string::npos ? run.timed : run.untimed).push_back(ci);
+  }
+  run.untimed_left = run.untimed.size();
+  run.prepare_seconds = time.seconds();
+}
+
+CheckRecord grading_error(const CheckRecord& listed, const std::exception& e) {
+  return failed_check(listed, std::string("grading error: ") + e.what());
+}
+
+// Once a lab's untimed checks are done: each sanitizer tool either runs (one job per correctness
+// check) or gets its verdict now.
+void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& o, JobPool& pool,
+                         SharedProgress& progress) {
+  const std::size_t first = run.listed.size();
+  for (std::size_t t = 0; t < run.lab.sanitizers.size(); ++t) {
+    const std::string& tool = run.lab.sanitizers[t];
+    CheckRecord pre = sanitizer_precondition(run.lab, tool, !run.sanitized.empty(),
+                                             run.correctness_passed, report, o);
+    if (!pre.status.empty()) {
+      std::lock_guard<std::mutex> lock(run.mutex);
+      run.results[first + t] = pre;
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(run.mutex);
+      run.results[first + t] = pre;  // combined with its parts once they are all done
+    }
+    progress.planned(run.sanitized.size());
+    for (const std::string& check : run.sanitized)
+      pool.add([&run, &o, &progress, tool, t, first, check] {
+        progress.started("lab " + run.lab.id + ": " + tool + ": " + check);
+        const Stopwatch time;
+        SanitizerPart part;
+        try {
+          part = run_sanitizer_part(run.exe, tool, check, o);
+        } catch (const std::exception& e) {
+          part.check = check;
+          part.run.process.exit_code = 1;
+          part.run.process.output = std::string("grading error: ") + e.what();
+        }
+        {
+          std::lock_guard<std::mutex> lock(run.mutex);
+          run.parts[t].push_back(std::move(part));
+          run.seconds[first + t] += time.seconds();
+        }
+        progress.finished();
+      });
+  }
+}
+
+// Every lab's untimed checks, and then its sanitizers, on `jobs` processes at once. No timed
+// check runs meanwhile: those come after, one at a time, with the GPU to themselves.
+void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& report,
+                 const Options& o, int jobs, SharedProgress& progress) {
+  JobPool pool(jobs);
+  for (auto& owned : runs) {
+    LabRun* run = owned.get();
+    pool.add([run, &report, &o, &pool, &progress] {
+      try {
+        prepare_lab(*run, o);
+      } catch (const std::exception& e) {
+        CheckRecord c;
+        c.name = "grading";
+        c.tags = "[lab" + run->lab.id + "]";
+        c.points = 1;  // counts as a failure even though the lab's points are unknown
+        run->results = {grading_error(c, e)};
+        run->seconds = {0.0};
+        run->finished = true;
+        return;
+      }
+      if (run->finished) return;
+      progress.planned(run->untimed.size() + run->timed.size());
+      if (run->untimed.empty()) schedule_sanitizers(*run, report, o, pool, progress);
+      for (const std::size_t ci : run->untimed)
+        pool.add([run, ci, &report, &o, &pool, &progress] {
+          const CheckRecord& listed = run->listed[ci];
+          progress.started("lab " + run->lab.id + ": " + listed.name);
+          const Stopwatch time;
+          CheckRecord r;
+          try {
+            r = run_check(run->exe, listed, o);
+          } catch (const std::exception& e) {
+            r = grading_error(listed, e);
+          }
+          bool last = false;
+          {
+            std::lock_guard<std::mutex> lock(run->mutex);
+            if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
+              run->correctness_passed = false;
+            if (r.status == "skipped") run->skipped_plain.insert(r.name);
+            run->seconds[ci] = time.seconds();
+            run->results[ci] = std::move(r);
+            last = --run->untimed_left == 0;
+          }
+          progress.finished();
+          if (last) schedule_sanitizers(*run, report, o, pool, progress);
+        });
+    });
+  }
+  pool.wait();
+  for (auto& run : runs) {
+    if (run->finished) continue;
+    const std::size_t first = run->listed.size();
+    for (std::size_t t = 0; t < run->lab.sanitizers.size(); ++t) {
+      if (!run->results[first + t].status.empty()) continue;
+      // Their verdict does not depend on the order the parts finished in: sort by check.
+      auto& parts = run->parts[t];
+      std::sort(parts.begin(), parts.end(), [&](const SanitizerPart& a, const SanitizerPart& b) {
+        return std::find(run->sanitized.begin(), run->sanitized.end(), a.check) <
+               std::find(run->sanitized.begin(), run->sanitized.end(), b.check);
+      });
+      run->results[first + t] = combine_sanitizer_parts(
+          run->results[first + t], run->lab.sanitizers[t], parts, run->skipped_plain, o);
+    }
+  }
+}
+
+// The timed checks, one at a time, nothing else running: performance is measured only once the
+// lab's correctness checks pass (docs/grading.md).
+void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
+               SharedProgress& progress) {
+  for (auto& run : runs) {
+    if (run->finished) continue;
+    for (const std::size_t ci : run->timed) {
+      const CheckRecord& listed = run->listed[ci];
+      progress.started("lab " + run->lab.id + ": " + listed.name + " (timed, alone)");
+      if (!run->correctness_passed) {
+        run->results[ci] = failed_check(listed, "not run: the correctness checks must pass first");
+      } else {
+        const Stopwatch time;
+        try {
+          run->results[ci] = run_check(run->exe, listed, o);
+        } catch (const std::exception& e) {
+          run->results[ci] = grading_error(listed, e);
+        }
+        run->seconds[ci] = time.seconds();
+      }
+      progress.finished();
+    }
+  }
 }
 
 // Output files: absolute (ctest runs elsewhere), with their folders created up front so a bad
@@ -661,7 +925,11 @@ int grade(Options o) {
   report.seed = o.seed;
   report.generated_at = utc_now();
   report.has_device = cudalab::has_cuda_device(&report.no_device_reason);
-  if (report.has_device) report.device_name = cudalab::query_device(0, false).name;
+  if (report.has_device) {
+    const cudalab::DeviceInfo device = cudalab::query_device(0, false);
+    report.device_name = device.name;
+    report.device_memory_bytes = device.global_memory_bytes;
+  }
   if (!report.has_device)
     std::cout << "No CUDA device found (" << report.no_device_reason
               << "): host checks run, every GPU check is reported as SKIPPED.\n\n";
@@ -674,18 +942,28 @@ int grade(Options o) {
   std::cout << "Sandbox: " << o.box.description << "\n\n";
 
   const Stopwatch run_time;
-  Progress progress(isatty(STDERR_FILENO) != 0);
-  for (std::size_t li = 0; li < labs.size(); ++li) {
-    const std::string where = "lab " + std::to_string(li + 1) + " of " +
-                              std::to_string(labs.size()) + " (" + labs[li].id + " " +
-                              labs[li].name + ")";
-    const Stopwatch lab_time;
-    LabResult result = grade_lab(labs[li], report, o, progress, where);
-    result.seconds = lab_time.seconds();
-    progress.clear();
+  SharedProgress progress(isatty(STDERR_FILENO) != 0);
+  std::vector<std::unique_ptr<LabRun>> runs;
+  for (const auto& lab : labs) runs.push_back(std::make_unique<LabRun>(lab));
+  const int jobs = untimed_jobs(o, report);
+  run_untimed(runs, report, o, jobs, progress);
+  run_timed(runs, o, progress);
+  progress.clear();
+  for (auto& run : runs) {
+    if (!run->audit_notes.empty()) std::cout << run->audit_notes;
+    LabResult result{run->lab.id, run->lab.name, {}};
+    // A lab's seconds: its audit and listing plus its checks' processes (which ran in parallel
+    // with other labs' untimed checks: the labs' seconds add up to more than the run's).
+    result.seconds = run->prepare_seconds;
+    for (std::size_t i = 0; i < run->results.size(); ++i) {
+      run->results[i].seconds = run->seconds[i];
+      result.seconds += run->seconds[i];
+    }
+    result.checks = std::move(run->results);
     std::cout << lab_table(result, o.color) << "\n";
     report.labs.push_back(std::move(result));
   }
+  report.untimed_jobs = jobs;
   report.seconds = run_time.seconds();
   std::cout << summary_table(report, o.color);
 

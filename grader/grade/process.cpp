@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -52,17 +54,33 @@ std::vector<pid_t> children_of_this_process() {
   return pids;
 }
 
-// Kills every child left (orphans of a finished check come back here: we are a subreaper) and
-// their process groups, until none is left.
+// The children run_process started and has not yet waited for: several may run at once (the
+// grade command runs untimed checks in parallel), and those are not strays.
+std::mutex& children_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<pid_t>& running_children() {
+  static std::set<pid_t> pids;
+  return pids;
+}
+
+// Kills every child left but the running checks (orphans of a finished check come back here: we
+// are a subreaper) and their process groups, and reaps them, until none is left. Only strays are
+// waited for: a waitpid(-1) could take the exit status of another thread's check.
 void kill_strays() {
   for (int round = 0; round < 200; ++round) {
-    while (waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
-    const std::vector<pid_t> strays = children_of_this_process();
-    if (strays.empty()) return;
-    for (const pid_t pid : strays) {
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
+    {
+      std::lock_guard<std::mutex> lock(children_mutex());
+      std::vector<pid_t> strays;
+      for (const pid_t pid : children_of_this_process())
+        if (!running_children().count(pid)) strays.push_back(pid);
+      if (strays.empty()) return;
+      for (const pid_t pid : strays) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, WNOHANG);
+      }
     }
     usleep(5000);
   }
@@ -95,7 +113,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   command.insert(command.end(), argv.begin(), argv.end());
 
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
+  pid_t pid = -1;
+  {
+    // Registered before another thread's kill_strays() can see it.
+    std::lock_guard<std::mutex> lock(children_mutex());
+    pid = fork();
+    if (pid > 0) running_children().insert(pid);
+  }
   if (pid < 0) throw std::runtime_error(errno_text("fork"));
   if (pid == 0) {
     setpgid(0, 0);  // own process group: a timeout kills the grader and anything it started
@@ -158,6 +182,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     exited = waitpid(pid, &status, WNOHANG) == pid;
   }
   if (!exited) waitpid(pid, &status, 0);
+  {
+    std::lock_guard<std::mutex> lock(children_mutex());
+    running_children().erase(pid);
+  }
   // The check is over: nothing it started may outlive it (or write after it).
   kill(-pid, SIGKILL);
   kill_strays();

@@ -102,6 +102,7 @@ std::string report_json(const GradeReport& r) {
   if (!r.has_device) w.field("no_device_reason", r.no_device_reason);
   w.field("sandbox", r.sandbox);
   w.field("seconds", r.seconds);
+  w.field("untimed_jobs", static_cast<std::int64_t>(r.untimed_jobs));
   w.field("points", r.points()).field("max_points", r.max_points()).field("failed", r.failed());
   w.key("labs").begin_array();
   for (const auto& lab : r.labs) {

@@ -14,7 +14,9 @@ struct LabResult {
   std::string id;    // "01"
   std::string name;  // "conv1d-basic"
   std::vector<CheckRecord> checks;
-  double seconds = 0.0;  // wall time of the lab's grading, listing and audit included
+  // The lab's audit and listing plus its checks' processes (untimed checks run in parallel, also
+  // with other labs': the labs' seconds may add up to more than the run's wall time).
+  double seconds = 0.0;
   double points() const;
   int max_points() const;
   bool failed() const;  // a check worth points failed
@@ -26,10 +28,12 @@ struct GradeReport {
   std::string generated_at;  // ISO 8601, UTC
   bool has_device = false;
   std::string device_name;  // "" without a device
+  std::size_t device_memory_bytes = 0;
   std::string no_device_reason;
   std::string sandbox;  // what the checks ran in: "bubblewrap: ..." or "none: <why>"
   std::vector<LabResult> labs;
   double seconds = 0.0;  // wall time of the whole grade (the build not included)
+  int untimed_jobs = 1;  // untimed checks run this many at once (timed ones alone)
   double points() const;
   int max_points() const;
   bool failed() const;

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "parallel.h"
+
 namespace cudalab::sparse {
 
 namespace {
@@ -49,15 +51,43 @@ void validate(const CsrMatrix& a) {
   if (static_cast<std::size_t>(a.row_ptr[a.rows]) != a.nnz())
     fail("CSR: row_ptr[rows] = " + std::to_string(a.row_ptr[a.rows]) + " but there are " +
          std::to_string(a.nnz()) + " entries");
-  for (index_t i = 0; i < a.rows; ++i) {
-    if (a.row_ptr[i + 1] < a.row_ptr[i]) fail("CSR: row_ptr decreases at row " + std::to_string(i));
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      if (a.col_idx[k] < 0 || a.col_idx[k] >= a.cols)
-        fail("CSR: row " + std::to_string(i) + " has column " + std::to_string(a.col_idx[k]) +
-             " outside 0.." + std::to_string(a.cols - 1));
-      if (k > a.row_ptr[i] && a.col_idx[k] <= a.col_idx[k - 1])
-        fail("CSR: columns of row " + std::to_string(i) + " are not strictly increasing");
+  // The first row with a problem, in row order (each thread looks at its share of the rows): its
+  // row_ptr decreasing, or a column out of range or not above the one before it. Columns are
+  // read only in rows that lie within col_idx (0 <= row_ptr[i], row_ptr[i + 1] <= nnz; a row
+  // that does not comes after a decrease, or before one, which is then reported unless a column
+  // problem comes first).
+  const index_t rows = a.rows;
+  const auto nnz = static_cast<index_t>(a.nnz());
+  const int threads =
+      detail::thread_count(a.nnz() + static_cast<std::size_t>(rows), std::size_t{1} << 20);
+  std::vector<index_t> first_bad(static_cast<std::size_t>(threads), rows);
+  detail::run_threads(threads, [&](int t) {
+    const auto end =
+        static_cast<index_t>(detail::part_begin(static_cast<std::size_t>(rows), t + 1, threads));
+    for (auto i =
+             static_cast<index_t>(detail::part_begin(static_cast<std::size_t>(rows), t, threads));
+         i < end; ++i) {
+      const index_t begin = a.row_ptr[i], stop = a.row_ptr[i + 1];
+      bool bad = stop < begin;
+      if (!bad && begin >= 0 && stop <= nnz)
+        for (index_t k = begin; k < stop && !bad; ++k)
+          bad = a.col_idx[k] < 0 || a.col_idx[k] >= a.cols ||
+                (k > begin && a.col_idx[k] <= a.col_idx[k - 1]);
+      if (bad) {
+        first_bad[static_cast<std::size_t>(t)] = i;
+        return;
+      }
     }
+  });
+  const index_t i = *std::min_element(first_bad.begin(), first_bad.end());
+  if (i == rows) return;
+  if (a.row_ptr[i + 1] < a.row_ptr[i]) fail("CSR: row_ptr decreases at row " + std::to_string(i));
+  for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+    if (a.col_idx[k] < 0 || a.col_idx[k] >= a.cols)
+      fail("CSR: row " + std::to_string(i) + " has column " + std::to_string(a.col_idx[k]) +
+           " outside 0.." + std::to_string(a.cols - 1));
+    if (k > a.row_ptr[i] && a.col_idx[k] <= a.col_idx[k - 1])
+      fail("CSR: columns of row " + std::to_string(i) + " are not strictly increasing");
   }
 }
 
@@ -97,14 +127,41 @@ CsrMatrix coo_to_csr(const CooMatrix& a) {
   return out;
 }
 
+namespace {
+
+// Calls body(i) for every row i of `a`, rows split among threads by their entries (large matrices
+// only). body must write only what belongs to row i.
+template <typename Body>
+void for_each_row(const CsrMatrix& a, Body body) {
+  const int threads =
+      detail::thread_count(a.nnz() + static_cast<std::size_t>(a.rows), std::size_t{1} << 20);
+  // Thread t takes the rows whose entries start in its share of the entries (by row count when
+  // there are no entries).
+  const auto first_row = [&](int t) -> index_t {
+    if (t == threads) return a.rows;
+    if (a.nnz() == 0)
+      return static_cast<index_t>(detail::part_begin(static_cast<std::size_t>(a.rows), t, threads));
+    const auto k = static_cast<index_t>(detail::part_begin(a.nnz(), t, threads));
+    return static_cast<index_t>(std::lower_bound(a.row_ptr.begin(), a.row_ptr.end() - 1, k) -
+                                a.row_ptr.begin());
+  };
+  detail::run_threads(threads, [&](int t) {
+    const index_t end = first_row(t + 1);
+    for (index_t i = first_row(t); i < end; ++i) body(i);
+  });
+}
+
+}  // namespace
+
 CooMatrix csr_to_coo(const CsrMatrix& a) {
   validate(a);
   CooMatrix out;
   out.rows = a.rows;
   out.cols = a.cols;
-  out.row.reserve(a.nnz());
-  for (index_t i = 0; i < a.rows; ++i)
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) out.row.push_back(i);
+  out.row.resize(a.nnz());
+  for_each_row(a, [&](index_t i) {
+    std::fill(out.row.begin() + a.row_ptr[i], out.row.begin() + a.row_ptr[i + 1], i);
+  });
   out.col = a.col_idx;
   out.val = a.val;
   return out;
@@ -128,13 +185,13 @@ EllMatrix build_ell(const CsrMatrix& a, index_t width) {
   const std::size_t slots = static_cast<std::size_t>(a.rows) * static_cast<std::size_t>(width);
   ell.col_idx.assign(slots, kEllPadding);
   ell.val.assign(slots, 0.0f);
-  for (index_t i = 0; i < a.rows; ++i) {
+  for_each_row(a, [&](index_t i) {
     const index_t len = std::min(a.row_length(i), width);
     for (index_t k = 0; k < len; ++k) {
       ell.col_idx[ell.slot(i, k)] = a.col_idx[a.row_ptr[i] + k];
       ell.val[ell.slot(i, k)] = a.val[a.row_ptr[i] + k];
     }
-  }
+  });
   return ell;
 }
 
@@ -175,9 +232,23 @@ HybMatrix csr_to_hyb(const CsrMatrix& a, index_t width) {
   hyb.ell = build_ell(a, width);
   hyb.coo.rows = a.rows;
   hyb.coo.cols = a.cols;
+  // Row i's entries beyond the width go to COO from coo_start[i] on, in row order.
+  std::vector<std::size_t> coo_start(static_cast<std::size_t>(a.rows) + 1, 0);
   for (index_t i = 0; i < a.rows; ++i)
-    for (index_t k = a.row_ptr[i] + width; k < a.row_ptr[i + 1]; ++k)
-      hyb.coo.push_back(i, a.col_idx[k], a.val[k]);
+    coo_start[static_cast<std::size_t>(i) + 1] =
+        coo_start[static_cast<std::size_t>(i)] +
+        static_cast<std::size_t>(std::max<index_t>(0, a.row_length(i) - width));
+  hyb.coo.row.resize(coo_start.back());
+  hyb.coo.col.resize(coo_start.back());
+  hyb.coo.val.resize(coo_start.back());
+  for_each_row(a, [&](index_t i) {
+    std::size_t e = coo_start[static_cast<std::size_t>(i)];
+    for (index_t k = a.row_ptr[i] + width; k < a.row_ptr[i + 1]; ++k, ++e) {
+      hyb.coo.row[e] = i;
+      hyb.coo.col[e] = a.col_idx[k];
+      hyb.coo.val[e] = a.val[k];
+    }
+  });
   return hyb;
 }
 
@@ -309,6 +380,31 @@ std::vector<double> spmv_reference(const CsrMatrix& a, const std::vector<float>&
 
 std::vector<double> spmv_abs_reference(const CsrMatrix& a, const std::vector<float>& x) {
   return row_sums(a, x, [](double product) { return std::fabs(product); });
+}
+
+double spmv_max_error_bound(const CsrMatrix& a) {
+  // spmv_error_bound(a, ones) row by row, without the vectors: the same sums in the same order,
+  // and the largest of them (whichever thread finds it).
+  constexpr double u = 1.0 / 16777216.0;
+  const int threads =
+      detail::thread_count(a.nnz() + static_cast<std::size_t>(a.rows), std::size_t{1} << 20);
+  std::vector<double> largest(static_cast<std::size_t>(threads), 0.0);
+  detail::run_threads(threads, [&](int t) {
+    const auto end =
+        static_cast<index_t>(detail::part_begin(static_cast<std::size_t>(a.rows), t + 1, threads));
+    double m = 0.0;
+    for (auto i =
+             static_cast<index_t>(detail::part_begin(static_cast<std::size_t>(a.rows), t, threads));
+         i < end; ++i) {
+      double sum = 0.0;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        sum += std::fabs(static_cast<double>(a.val[k]));
+      const double ku = static_cast<double>(a.row_length(i)) * u;
+      m = std::max(m, ku < 1.0 ? sum * ku / (1.0 - ku) : std::numeric_limits<double>::infinity());
+    }
+    largest[static_cast<std::size_t>(t)] = m;
+  });
+  return *std::max_element(largest.begin(), largest.end());
 }
 
 std::vector<double> spmv_error_bound(const CsrMatrix& a, const std::vector<float>& x) {

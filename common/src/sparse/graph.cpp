@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+
+#include "parallel.h"
 
 namespace cudalab::sparse {
 
@@ -21,48 +24,86 @@ CsrGraph to_undirected_csr(const EdgeList& edges, const UndirectedOptions& optio
   if (n < 0) fail("graph: negative vertex count");
   if (edges.src.size() != edges.dst.size()) fail("graph: src and dst have different lengths");
   const std::size_t m = edges.num_edges();
-  std::vector<std::size_t> degree(static_cast<std::size_t>(n) + 1, 0);
-  for (std::size_t k = 0; k < m; ++k) {
-    const index_t u = edges.src[k], v = edges.dst[k];
-    if (u < 0 || u >= n || v < 0 || v >= n)
-      fail("graph: edge " + std::to_string(k) + " (" + std::to_string(u) + ", " +
-           std::to_string(v) + ") has a vertex outside 0.." + std::to_string(n - 1));
-    if (u == v) {
-      if (!options.remove_self_loops) ++degree[static_cast<std::size_t>(u) + 1];
-    } else {
-      ++degree[static_cast<std::size_t>(u) + 1];
-      ++degree[static_cast<std::size_t>(v) + 1];
-    }
+  const int threads = detail::thread_count(m, std::size_t{1} << 18, options.threads);
+  {
+    // The first edge with a vertex outside the graph (each thread looks at its share).
+    std::vector<std::size_t> bad(static_cast<std::size_t>(threads), m);
+    detail::run_threads(threads, [&](int t) {
+      const std::size_t end = detail::part_begin(m, t + 1, threads);
+      for (std::size_t k = detail::part_begin(m, t, threads); k < end; ++k) {
+        const index_t u = edges.src[k], v = edges.dst[k];
+        if (u < 0 || u >= n || v < 0 || v >= n) {
+          bad[static_cast<std::size_t>(t)] = k;
+          return;
+        }
+      }
+    });
+    const std::size_t k = *std::min_element(bad.begin(), bad.end());
+    if (k < m)
+      fail("graph: edge " + std::to_string(k) + " (" + std::to_string(edges.src[k]) + ", " +
+           std::to_string(edges.dst[k]) + ") has a vertex outside 0.." + std::to_string(n - 1));
   }
+  // Thread t owns the vertices [first(t), first(t + 1)): it reads every edge, in order, and
+  // counts, then lists, the arcs of its own vertices only. Each adjacency list is then in edge
+  // order, as one thread alone would make it, and no two threads write the same element.
+  const auto first = [&](int t) {
+    return static_cast<index_t>(detail::part_begin(static_cast<std::size_t>(n), t, threads));
+  };
+  const auto owns = [](index_t v, index_t lo, index_t hi) {
+    return static_cast<std::uint32_t>(v - lo) < static_cast<std::uint32_t>(hi - lo);
+  };
+  std::vector<std::size_t> degree(static_cast<std::size_t>(n) + 1, 0);
+  detail::run_threads(threads, [&](int t) {
+    const index_t lo = first(t), hi = first(t + 1);
+    for (std::size_t k = 0; k < m; ++k) {
+      const index_t u = edges.src[k], v = edges.dst[k];
+      if (u == v) {
+        if (!options.remove_self_loops && owns(u, lo, hi))
+          ++degree[static_cast<std::size_t>(u) + 1];
+      } else {
+        if (owns(u, lo, hi)) ++degree[static_cast<std::size_t>(u) + 1];
+        if (owns(v, lo, hi)) ++degree[static_cast<std::size_t>(v) + 1];
+      }
+    }
+  });
   std::partial_sum(degree.begin(), degree.end(), degree.begin());
   const std::size_t arcs = degree.back();
   if (arcs > static_cast<std::size_t>(std::numeric_limits<index_t>::max()))
     fail("graph: more than 2^31 - 1 arcs");
-  std::vector<index_t> adj(arcs);
-  {
-    std::vector<std::size_t> next(degree.begin(), degree.end() - 1);
-    for (std::size_t k = 0; k < m; ++k) {
-      const index_t u = edges.src[k], v = edges.dst[k];
-      if (u == v) {
-        if (!options.remove_self_loops) adj[next[u]++] = u;
-      } else {
-        adj[next[u]++] = v;
-        adj[next[v]++] = u;
-      }
-    }
-  }
+  // Not zeroed: every element is written below, by the thread that owns its vertex.
+  const std::unique_ptr<index_t[]> adj(new index_t[std::max<std::size_t>(arcs, 1)]);
   CsrGraph g;
   g.num_vertices = n;
   g.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
-  g.col_idx.reserve(arcs);
-  for (index_t v = 0; v < n; ++v) {
-    const auto first = adj.begin() + static_cast<std::ptrdiff_t>(degree[v]);
-    const auto last = adj.begin() + static_cast<std::ptrdiff_t>(degree[v + 1]);
-    std::sort(first, last);
-    const auto end = options.remove_duplicates ? std::unique(first, last) : last;
-    g.col_idx.insert(g.col_idx.end(), first, end);
-    g.row_ptr[static_cast<std::size_t>(v) + 1] = static_cast<index_t>(g.col_idx.size());
-  }
+  detail::run_threads(threads, [&](int t) {
+    const index_t lo = first(t), hi = first(t + 1);
+    std::vector<std::size_t> next(degree.begin() + lo, degree.begin() + hi);
+    for (std::size_t k = 0; k < m; ++k) {
+      const index_t u = edges.src[k], v = edges.dst[k];
+      if (u == v) {
+        if (!options.remove_self_loops && owns(u, lo, hi)) adj[next[u - lo]++] = u;
+      } else {
+        if (owns(u, lo, hi)) adj[next[u - lo]++] = v;
+        if (owns(v, lo, hi)) adj[next[v - lo]++] = u;
+      }
+    }
+    // Each list sorted (and deduplicated) in place; row_ptr[v + 1] holds its length for now.
+    for (index_t v = lo; v < hi; ++v) {
+      index_t* const list = adj.get() + degree[v];
+      index_t* const last = adj.get() + degree[v + 1];
+      std::sort(list, last);
+      index_t* const end = options.remove_duplicates ? std::unique(list, last) : last;
+      g.row_ptr[static_cast<std::size_t>(v) + 1] = static_cast<index_t>(end - list);
+    }
+  });
+  std::partial_sum(g.row_ptr.begin(), g.row_ptr.end(), g.row_ptr.begin());
+  g.col_idx.resize(static_cast<std::size_t>(g.row_ptr.back()));
+  detail::run_threads(threads, [&](int t) {
+    for (index_t v = first(t); v < first(t + 1); ++v) {
+      const index_t* const list = adj.get() + degree[v];
+      std::copy(list, list + (g.row_ptr[v + 1] - g.row_ptr[v]), g.col_idx.begin() + g.row_ptr[v]);
+    }
+  });
   return g;
 }
 

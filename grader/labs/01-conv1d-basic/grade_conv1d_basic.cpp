@@ -3,7 +3,8 @@
 // Every case runs the candidate on guarded device buffers (sentinel-filled output, guard zones on
 // every array), then checks: no CUDA error, guards intact, output equal to the CPU reference
 // (exact for integer-valued data, within the error bound of conv1d_cpu.h for floats), inputs
-// unchanged. Performance is timed only on data the candidate has just computed correctly.
+// unchanged. Performance is timed only after an untimed run of the candidate matched the
+// reference's on the performance workload (compared on the device).
 // The cases and the runner are shared with labs 02 and 03 (grader/support/conv1d).
 #include "conv1d_check.h"
 #include "conv1d_cpu.h"

@@ -62,13 +62,19 @@ std::vector<FloatCase> random_mask_cases(std::uint64_t seed);
 std::vector<ByteCase> clamp_and_rounding_cases();
 // Three masks in a row on new images, the last narrower: a stale mask shows from the second.
 std::vector<FloatCase> new_mask_cases(std::uint64_t seed);
-// A large RGB image, 4099 x 3001, gaussian-5x5 and a random 9 x 9.
+// A large RGB image, 4099 x 3001, with gaussian-5x5, and a large grayscale one with a random
+// 9 x 9 mask.
 std::vector<FloatCase> large_cases(std::uint64_t seed);
 
 // The real photos (docs/labs/04-conv2d.md, scripts/fetch-data) found in the data folder
 // (CUDALAB_DATA_DIR, default <source>/data); each with sharpen and gaussian-5x5. `missing` gets
 // the photos not found.
 std::vector<ByteCase> photo_cases(std::vector<std::string>* missing);
+// The cases on the centre max_width x max_height of their images (the whole of a smaller one),
+// named so: the photo check under a sanitizer, on crops that still run every path (grayscale and
+// RGB, both filters, several blocks and partial tiles).
+std::vector<ByteCase> center_crops(const std::vector<ByteCase>& cases, int max_width,
+                                   int max_height);
 std::string data_dir();
 
 // "" when the output is right, inputs unchanged (the host mask too: set_mask gets a copy, compared
@@ -82,13 +88,14 @@ void require_all_pass(const std::vector<FloatCase>& cases, const Conv2dVariant& 
 void require_all_pass(const std::vector<ByteCase>& cases, const Conv2dVariant& v);
 
 // The performance workload: a grayscale float image of 8192 x 8192 (256 MiB in, 256 MiB out),
-// a random 5 x 5 mask.
+// a random 5 x 5 mask. The image is made on the device, uniform in [-1, 1) (the graded check
+// replaces it before every sample).
 struct PerfCase {
   static constexpr int kSide = 8192;
   static constexpr int kMaskWidth = 5;
   PerfCase(std::uint64_t seed, int side = kSide, int mask_width = kMaskWidth, int channels = 1);
   int side, mask_width, channels;
-  std::vector<float> host_image, mask;
+  std::vector<float> mask;
   cudalab::DeviceBuffer<float> in, out;
   // Sets the variant's mask (untimed, from a private copy of `mask`; throws std::runtime_error
   // when set_mask wrote to it) and returns its launch, which reads `in` and writes `output`
@@ -96,8 +103,9 @@ struct PerfCase {
   cudalab::Launch launch(const Conv2dVariant& v);
   cudalab::Launch launch(const Conv2dVariant& v, float* output);
   cudalab::grade::Workload workload() const;
-  // The candidate's output on this workload checked against the CPU reference on a band of rows
-  // at the top, middle and bottom (the whole image would take seconds on the CPU): "" or why.
+  // For the runner's bench: the variant's output on this workload checked against the CPU
+  // reference on a band of rows at the top, middle and bottom (the whole image would take seconds
+  // on the CPU): "" or why. (The graded check compares with the reference's output on the device.)
   std::string validate(const Conv2dVariant& v);
 };
 

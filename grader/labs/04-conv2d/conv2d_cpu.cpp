@@ -8,6 +8,33 @@ namespace lab04 {
 
 namespace {
 
+// acc[i] += m[0] * source[i] + m[1] * source[i + step] + ... + m[K-1] * source[i + (K-1) step],
+// the products added one by one in that order, for i in [0, n). With K known to the compiler the
+// taps unroll and the loop over i vectorises.
+template <int K>
+void add_taps(double* __restrict acc, const double* __restrict source, std::size_t step,
+              const double* __restrict m, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    double a = acc[i];
+    for (int k = 0; k < K; ++k) a += m[k] * source[i + k * step];
+    acc[i] = a;
+  }
+}
+
+void add_mask_row(double* acc, const double* source, std::size_t step, const double* m, int k,
+                  std::size_t n) {
+  switch (k) {
+    case 1: return add_taps<1>(acc, source, step, m, n);
+    case 3: return add_taps<3>(acc, source, step, m, n);
+    case 5: return add_taps<5>(acc, source, step, m, n);
+    case 7: return add_taps<7>(acc, source, step, m, n);
+    case 9: return add_taps<9>(acc, source, step, m, n);
+    default:  // the same sums, tap by tap
+      for (int t = 0; t < k; ++t)
+        for (std::size_t i = 0; i < n; ++i) acc[i] += m[t] * source[i + t * step];
+  }
+}
+
 Filter make(const char* name, const char* description, int width, std::vector<float> numerators,
             float denominator) {
   for (float& v : numerators) v /= denominator;
@@ -77,23 +104,29 @@ std::vector<double> conv2d_cpu(const std::vector<float>& in, int width, int heig
       mask.size() != static_cast<std::size_t>(mask_width) * mask_width)
     throw std::invalid_argument("conv2d_cpu: the mask must be K x K with K odd");
   const int r = mask_width / 2;
-  std::vector<double> out(values);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < channels; ++c) {
-        double sum = 0.0;
-        for (int dy = -r; dy <= r; ++dy) {
-          const int yy = y + dy;
-          if (yy < 0 || yy >= height) continue;
-          for (int dx = -r; dx <= r; ++dx) {
-            const int xx = x + dx;
-            if (xx < 0 || xx >= width) continue;
-            sum += static_cast<double>(mask[(dy + r) * mask_width + (dx + r)]) *
-                   in[(static_cast<std::size_t>(yy) * width + xx) * channels + c];
-          }
-        }
-        out[(static_cast<std::size_t>(y) * width + x) * channels + c] = sum;
-      }
+  // Row by row: each output row adds, for each row of the mask in turn, the mask row's taps times
+  // the input row shifted by each tap (add_mask_row). Every value gets the same sum, in the same
+  // order, as the direct loop over its own taps (a tap outside the image adds m * 0.0 instead of
+  // being skipped: the same double), and the loops along the row vectorise.
+  const std::size_t row = static_cast<std::size_t>(width) * channels;
+  const std::size_t pad = static_cast<std::size_t>(r) * channels;  // R zero pixels on each side
+  std::vector<double> out(values, 0.0);
+  std::vector<double> padded(row + 2 * pad, 0.0);
+  std::vector<double> mask_row(static_cast<std::size_t>(mask_width));
+  for (int y = 0; y < height; ++y) {
+    for (int dy = -r; dy <= r; ++dy) {
+      const int yy = y + dy;
+      if (yy < 0 || yy >= height) continue;
+      const float* source = in.data() + static_cast<std::size_t>(yy) * row;
+      std::copy(source, source + row, padded.begin() + static_cast<std::ptrdiff_t>(pad));
+      for (int k = 0; k < mask_width; ++k)
+        mask_row[k] = mask[static_cast<std::size_t>(dy + r) * mask_width + k];
+      // Tap k of the mask row reads padded[i + k * channels] for value i: the value k - R pixels
+      // to its right.
+      add_mask_row(out.data() + static_cast<std::size_t>(y) * row, padded.data(),
+                   static_cast<std::size_t>(channels), mask_row.data(), mask_width, row);
+    }
+  }
   return out;
 }
 

@@ -52,9 +52,16 @@ struct RotationCase {
 
 inline constexpr int kSignalDelta = 4;  // the course's test signal in every case
 
+// The largest image of signal_cases and rotation_cases: 1024 x 768, or under a sanitizer (which
+// slows every kernel down many times) kSanitizerLargest, still several blocks with partial ones.
+struct CaseSize {
+  int w = 1024, h = 768;
+};
+inline constexpr CaseSize kSanitizerLargest{200, 150};
+
 ConvCase signal_case(int w, int h, int radius);
-// The course's signal on 64 x 64, 61 x 47, 1 x 1000, 1000 x 1, 1024 x 768, radii 0, 1, 3, 8.
-std::vector<ConvCase> signal_cases();
+// The course's signal on 64 x 64, 61 x 47, 1 x 1000, 1000 x 1, `largest`, radii 0, 1, 3, 8.
+std::vector<ConvCase> signal_cases(CaseSize largest = {});
 // Seeded random images in [-1, 1) with random masks in [-1, 1) (not symmetric: a flipped or
 // transposed mask shows), sizes up to 300 x 300, radii 0..8.
 std::vector<ConvCase> random_cases(std::uint64_t seed, int count);
@@ -62,11 +69,14 @@ ConvCase largest_case(std::uint64_t seed);
 
 RotationCase rotation_case(int w, int h, double degrees, cudaTextureAddressMode mode);
 // For one address mode: 64 x 64 by 0, 90, 30 and -45 degrees, 61 x 47 by 30 and -45 degrees,
-// 1024 x 768 by 30 degrees (the course's signal, delta 4).
-std::vector<RotationCase> rotation_cases(cudaTextureAddressMode mode);
+// `largest` by 30 degrees (the course's signal, delta 4).
+std::vector<RotationCase> rotation_cases(cudaTextureAddressMode mode, CaseSize largest = {});
 
-// "" when right, otherwise the first problem, naming the variant and the case.
+// "" when right, otherwise the first problem, naming the variant and the case. `expected`, when
+// given, is conv2d_cpu's result for the case (computed once for several variants).
 std::string run_conv_case(const ConvCase& c, const ConvVariant& v);
+std::string run_conv_case(const ConvCase& c, const ConvVariant& v,
+                          const std::vector<double>& expected);
 std::string run_rotation_case(const RotationCase& c, const RotationVariant& v);
 // Run every case and FAIL the current check with the first three problems.
 void require_all_conv(const std::vector<ConvCase>& cases, const ConvVariant& v);
@@ -87,7 +97,8 @@ struct ConvPerfCase {
   cudalab::grade::Workload workload() const;
 };
 
-// Validates the candidate on the workload, then times it against the reference (same kind).
+// Times the candidate against the reference (same kind) on fresh images, after an untimed run of
+// each whose outputs must match (grade_performance).
 void grade_conv_performance(const std::string& lab, const ConvVariant& candidate,
                             const ConvVariant& reference);
 

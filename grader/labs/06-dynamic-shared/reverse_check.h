@@ -45,11 +45,11 @@ void require_all_reverse(const std::vector<ReverseCase>& cases, const ReverseVar
 std::vector<ReverseCase> reverse_size_cases(std::uint64_t seed);
 ReverseCase reverse_largest_case(std::uint64_t seed);
 
-// The performance workload: n = 2^26 ints (256 MiB in, 256 MiB out), block_size 0.
+// The performance workload: n = 2^26 ints (256 MiB in, 256 MiB out), block_size 0. `in` is made
+// on the device (seeded float bit patterns, see grade_reverse_performance): no host copy of it.
 struct ReversePerfCase {
   static constexpr int kN = 1 << 26;
   explicit ReversePerfCase(std::uint64_t seed);
-  ReverseCase data;
   cudalab::DeviceBuffer<int> in, out;
   // The variant's launch on `in`, writing `output` (`out` by default).
   cudalab::Launch launch(const ReverseVariant& v);
@@ -57,7 +57,8 @@ struct ReversePerfCase {
   static cudalab::grade::Workload workload();
 };
 
-// Validates the candidate on the workload, then times it against the reference.
+// Times the candidate against the reference (grade_performance, which first compares one untimed
+// run of each on the same inputs; the correctness checks compared the same code with the CPU).
 void grade_reverse_performance(const std::string& lab, const ReverseVariant& candidate,
                                const ReverseVariant& reference);
 

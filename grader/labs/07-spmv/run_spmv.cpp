@@ -12,7 +12,7 @@
 // + cols * 4 (x read once), for every format alike (spmv_check.h), so that the formats compare
 // the same work; "% copy" is that rate over the copy bandwidth measured at start-up. With
 // --impl reference and in --bench, the reference's column-sorted row panels
-// (solutions/07-spmv/panels.h, not a student format) run too, as the row "reference panels".
+// (labs/07-spmv/panels.h, not a student format) run too, as the row "reference panels".
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,7 +31,7 @@
 #include "impls.h"
 #undef CUDALAB_IMPL
 #define CUDALAB_IMPL reference
-#include "panels.h"  // solutions/07-spmv: the reference's extra format, timed in --bench
+#include "panels.h"  // the reference's extra format, timed in --bench
 #undef CUDALAB_IMPL
 
 namespace {

@@ -9,9 +9,11 @@
 #include <stdexcept>
 
 #include "cudalab/compare.h"
+#include "cudalab/device_data.h"
 #include "cudalab/random.h"
 #include "cudalab/sparse/generators.h"
 #include "cudalab/sparse/matrix_market.h"
+#include "device_formats.h"
 #include "grading.h"
 
 #ifndef CUDALAB_DATA_DIR_DEFAULT
@@ -236,6 +238,8 @@ std::string call_with_copy(void (*f)(const View&, const float*, float*, cudaStre
 }  // namespace
 
 struct DeviceFormat::Arrays {
+  explicit Arrays(bool keep) : keep_copies(keep) {}
+  bool keep_copies;  // of every array on the host, for check_unchanged
   std::vector<std::unique_ptr<GuardedBuffer<int>>> ints;
   std::vector<std::vector<int>> int_copies;
   std::vector<std::unique_ptr<GuardedBuffer<float>>> floats;
@@ -249,22 +253,40 @@ struct DeviceFormat::Arrays {
   const float* add(const std::string& name, const std::vector<float>& host) {
     return add_to(floats, float_copies, name, host);
   }
+  // An array of `count` elements for a kernel to fill (no host copy: the timed path only).
+  int* fresh_ints(const std::string& name, std::size_t count) { return fresh(ints, name, count); }
+  float* fresh_floats(const std::string& name, std::size_t count) {
+    return fresh(floats, name, count);
+  }
 
  private:
   template <typename T>
-  static const T* add_to(std::vector<std::unique_ptr<GuardedBuffer<T>>>& buffers,
-                         std::vector<std::vector<T>>& copies, const std::string& name,
-                         const std::vector<T>& host) {
+  static T* fresh(std::vector<std::unique_ptr<GuardedBuffer<T>>>& buffers, const std::string& name,
+                  std::size_t count) {
+    if (count == 0) return nullptr;
+    buffers.push_back(std::make_unique<GuardedBuffer<T>>(name, count));
+    return buffers.back()->data();
+  }
+
+  template <typename T>
+  const T* add_to(std::vector<std::unique_ptr<GuardedBuffer<T>>>& buffers,
+                  std::vector<std::vector<T>>& copies, const std::string& name,
+                  const std::vector<T>& host) {
     if (host.empty()) return nullptr;
     buffers.push_back(std::make_unique<GuardedBuffer<T>>(name, host.size()));
     buffers.back()->upload(host);
-    copies.push_back(host);
+    if (keep_copies) copies.push_back(host);
     return buffers.back()->data();
   }
 };
 
-DeviceFormat::DeviceFormat(const CsrMatrix& a, Format format)
-    : format_(format), arrays_(std::make_unique<Arrays>()) {
+DeviceFormat::DeviceFormat(const CsrMatrix& a, Format format, bool timed)
+    : format_(format), keep_copies_(!timed), arrays_(std::make_unique<Arrays>(!timed)) {
+  const bool csr = format == Format::csr_scalar || format == Format::csr_vector;
+  if (timed && !csr) {
+    derive_on_device(a);
+    return;
+  }
   Arrays& arr = *arrays_;
   auto put_ell = [&arr](const sp::EllMatrix& e, const std::string& prefix) {
     EllView v;
@@ -317,6 +339,79 @@ DeviceFormat::DeviceFormat(const CsrMatrix& a, Format format)
   }
 }
 
+void DeviceFormat::derive_on_device(const CsrMatrix& a) {
+  Arrays& arr = *arrays_;
+  // The CSR arrays, uploaded once, are what the kernels read; they are freed at the end.
+  const cudalab::DeviceBuffer<int> row_ptr(a.row_ptr), col_idx(a.col_idx);
+  const cudalab::DeviceBuffer<float> val(a.val);
+  const auto rows = static_cast<std::size_t>(a.rows);
+  // An ELL part of `width` slots per row (csr_to_ell's, or csr_to_hyb's ELL part).
+  const auto put_ell = [&](sp::index_t width, const std::string& prefix) {
+    EllView v;
+    v.rows = a.rows;
+    v.cols = a.cols;
+    v.width = width;
+    const std::size_t slots = rows * static_cast<std::size_t>(width);
+    int* col = arr.fresh_ints(prefix + "col_idx", slots);
+    float* value = arr.fresh_floats(prefix + "val", slots);
+    device_formats::ell(row_ptr.data(), col_idx.data(), val.data(), a.rows, width, col, value);
+    v.col_idx = col;
+    v.val = value;
+    return v;
+  };
+  switch (format_) {
+    case Format::ell: {
+      sp::index_t width = 0;
+      for (sp::index_t i = 0; i < a.rows; ++i) width = std::max(width, a.row_length(i));
+      ell_ = put_ell(width, "ell ");
+      arrays_->description = "ELL width " + std::to_string(width);
+      break;
+    }
+    case Format::coo: {
+      coo_.rows = a.rows;
+      coo_.cols = a.cols;
+      coo_.nnz = static_cast<int>(a.nnz());
+      int* row = arr.fresh_ints("coo row", a.nnz());
+      device_formats::coo_rows(row_ptr.data(), a.rows, row);
+      coo_.row = row;
+      coo_.col = arr.add("coo col", a.col_idx);
+      coo_.val = arr.add("coo val", a.val);
+      arrays_->description = "COO";
+      break;
+    }
+    case Format::hyb: {
+      const sp::index_t width = sp::hyb_ell_width(a);
+      hyb_.ell = put_ell(width, "hyb ell ");
+      // Row i's entries past the width go to COO from coo_start[i] on (csr_to_hyb's order).
+      std::vector<long long> coo_start(rows + 1, 0);
+      for (std::size_t i = 0; i < rows; ++i)
+        coo_start[i + 1] =
+            coo_start[i] + std::max(0, a.row_ptr[i + 1] - a.row_ptr[i] - static_cast<int>(width));
+      const auto tail = static_cast<std::size_t>(coo_start.back());
+      CooView& c = hyb_.coo;
+      c.rows = a.rows;
+      c.cols = a.cols;
+      c.nnz = static_cast<int>(tail);
+      int* row = arr.fresh_ints("hyb coo row", tail);
+      int* col = arr.fresh_ints("hyb coo col", tail);
+      float* value = arr.fresh_floats("hyb coo val", tail);
+      if (tail > 0) {
+        const cudalab::DeviceBuffer<long long> start(coo_start);
+        device_formats::hyb_tail(row_ptr.data(), col_idx.data(), val.data(), a.rows, width,
+                                 start.data(), row, col, value);
+      }
+      c.row = row;
+      c.col = col;
+      c.val = value;
+      arrays_->description =
+          "HYB: ELL width " + std::to_string(width) + " + " + std::to_string(tail) + " COO entries";
+      break;
+    }
+    case Format::csr_scalar:
+    case Format::csr_vector: break;  // uploaded as they are (the constructor)
+  }
+}
+
 DeviceFormat::~DeviceFormat() = default;
 
 std::string DeviceFormat::run(const SpmvVariant& v, const float* x, float* y,
@@ -334,6 +429,8 @@ std::string DeviceFormat::run(const SpmvVariant& v, const float* x, float* y,
 }
 
 std::string DeviceFormat::check_unchanged() const {
+  if (!keep_copies_)
+    throw std::logic_error("DeviceFormat::check_unchanged: a timed format has no host copies");
   const Arrays& arr = *arrays_;
   for (std::size_t i = 0; i < arr.ints.size(); ++i) {
     if (std::string g = arr.ints[i]->check_guards(); !g.empty()) return g;
@@ -348,6 +445,15 @@ std::string DeviceFormat::check_unchanged() const {
       return "input " + arr.floats[i]->name() + " was modified; the matrix is read-only";
   }
   return "";
+}
+
+std::vector<TimedRunChecks::Region> DeviceFormat::regions() const {
+  std::vector<TimedRunChecks::Region> out;
+  for (const auto& b : arrays_->ints)
+    out.push_back({b->name(), b->data(), b->size() * sizeof(int)});
+  for (const auto& b : arrays_->floats)
+    out.push_back({b->name(), b->data(), b->size() * sizeof(float)});
+  return out;
 }
 
 std::string DeviceFormat::describe() const {
@@ -393,22 +499,43 @@ const char* perf_matrix_name(PerfMatrix m) {
   return m == PerfMatrix::poisson_2d ? "poisson-2d" : "power-law";
 }
 
-MatrixCase perf_matrix(PerfMatrix m, std::uint64_t seed, int size) {
+MatrixCase perf_matrix(PerfMatrix m, std::uint64_t seed, int size, bool with_x) {
   const std::uint64_t s = derive_seed(seed, 7900 + static_cast<std::uint64_t>(m));
+  MatrixCase c;
   if (m == PerfMatrix::poisson_2d) {
     const int n = size > 0 ? size : 2048;
-    return generated("2D Poisson, " + std::to_string(n) + " x " + std::to_string(n) + " grid",
-                     sp::poisson_2d(n), s);
+    c = {"2D Poisson, " + std::to_string(n) + " x " + std::to_string(n) + " grid",
+         sp::poisson_2d(n),
+         {},
+         s};
+  } else {
+    const int rows = size > 0 ? size : (1 << 21);
+    const int longest = std::min(rows, 4096);
+    c = {"power-law rows (" + std::to_string(rows) + " x " + std::to_string(rows) +
+             ", lengths 1.." + std::to_string(longest) + ")",
+         sp::power_law_matrix(rows, rows, 1, longest, s),
+         {},
+         s};
   }
-  const int rows = size > 0 ? size : (1 << 21);
-  const int longest = std::min(rows, 4096);
-  return generated("power-law rows (" + std::to_string(rows) + " x " + std::to_string(rows) +
-                       ", lengths 1.." + std::to_string(longest) + ")",
-                   sp::power_law_matrix(rows, rows, 1, longest, s), s);
+  if (with_x) c.x = x_for(c.a, s + 1);
+  return c;
 }
 
-PerfCase::PerfCase(const MatrixCase& c, Format format)
-    : matrix(c), device(matrix.a, format), x(matrix.x), y(static_cast<std::size_t>(matrix.a.rows)) {
+ContextWarmup::ContextWarmup() : thread_([] { (void)cudaFree(nullptr); }) {}
+
+ContextWarmup::~ContextWarmup() {
+  thread_.join();
+}
+
+PerfCase::PerfCase(MatrixCase c, Format format)
+    : matrix(std::move(c)),
+      device(matrix.a, format, /*timed=*/true),
+      x(static_cast<std::size_t>(matrix.a.cols)),
+      y(static_cast<std::size_t>(matrix.a.rows)) {
+  if (!matrix.x.empty())
+    x.upload(matrix.x);
+  else
+    cudalab::fill_uniform_async(x.data(), x.size(), matrix.seed + 1, -1.0f, 1.0f, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 

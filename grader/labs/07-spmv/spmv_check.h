@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cudalab/device_buffer.h"
@@ -81,7 +82,12 @@ inline double spmv_flops(long long nnz) {
 // One format of a matrix on the device, each array in a GuardedBuffer, with the view to pass.
 class DeviceFormat {
  public:
-  DeviceFormat(const CsrMatrix& a, Format format);
+  // The correctness checks' build: the format made on the host (cudalab::sparse::csr_to_ell, ...),
+  // uploaded, and a host copy of every array kept for check_unchanged. `timed` (the performance
+  // checks, matrices of tens of millions of entries): only the CSR is uploaded and the other
+  // formats derived from it on the device (device_formats.h; the same arrays), no host copies
+  // (the timed runs compare the arrays on the device instead: regions()).
+  DeviceFormat(const CsrMatrix& a, Format format, bool timed = false);
   ~DeviceFormat();
   DeviceFormat(const DeviceFormat&) = delete;
   DeviceFormat& operator=(const DeviceFormat&) = delete;
@@ -90,14 +96,19 @@ class DeviceFormat {
   // host struct it gets by const reference): "" or, when the function wrote to that copy, the
   // problem ("spmv_ell wrote to its const view argument ...").
   std::string run(const SpmvVariant& v, const float* x, float* y, cudaStream_t stream) const;
-  // "" when every array is unchanged and its guards intact; otherwise which one.
+  // "" when every array is unchanged and its guards intact; otherwise which one. Needs the host
+  // copies (not `timed`; throws std::logic_error without them).
   std::string check_unchanged() const;
+  // Every array of the matrix on the device, for TimedRunChecks::unchanged.
+  std::vector<cudalab::grade::TimedRunChecks::Region> regions() const;
   std::string describe() const;  // "ELL width 5", "HYB: ELL width 2 + 31 COO entries", ...
   const CsrView& csr() const { return csr_; }  // the CSR arrays (CSR formats only)
 
  private:
   struct Arrays;
+  void derive_on_device(const CsrMatrix& a);  // the `timed` ELL, COO and HYB
   Format format_;
+  bool keep_copies_;
   std::unique_ptr<Arrays> arrays_;
   CsrView csr_{};
   EllView ell_{};
@@ -112,15 +123,33 @@ std::string run_case(const MatrixCase& c, Format format, const SpmvVariant& v);
 // Runs every case in `format` and FAILs the current check with the first three problems.
 void require_all_pass(const std::vector<MatrixCase>& cases, Format format, const SpmvVariant& v);
 
+// Creates the CUDA context on a thread of its own (cudaFree(nullptr)) while this thread builds
+// the inputs on the host: on an H100 host the context takes ~0.2 s. A CUDA call here meanwhile
+// waits for it (the runtime's primary context is one per process). Joined when destroyed.
+class ContextWarmup {
+ public:
+  ContextWarmup();
+  ~ContextWarmup();
+  ContextWarmup(const ContextWarmup&) = delete;
+  ContextWarmup& operator=(const ContextWarmup&) = delete;
+
+ private:
+  std::thread thread_;
+};
+
 // The performance workloads: the 2D Poisson matrix of a 2048 x 2048 grid (4.19 M rows, 20.96 M
 // entries), and power-law rows (2^21 rows and columns, lengths 1 to 4096, about 19 M entries;
 // no ELL: its longest row would pad every row to 4096 slots).
 enum class PerfMatrix { poisson_2d, power_law };
 const char* perf_matrix_name(PerfMatrix m);
-MatrixCase perf_matrix(PerfMatrix m, std::uint64_t seed, int size = 0);  // size 0: the default
+// size 0: the default. `with_x` false leaves x empty: PerfCase then fills its x on the device
+// (the grader's timed runs write a fresh x before every run anyway).
+MatrixCase perf_matrix(PerfMatrix m, std::uint64_t seed, int size = 0, bool with_x = true);
 
 struct PerfCase {
-  PerfCase(const MatrixCase& c, Format format);
+  // `c` is moved in when given as a temporary. The format is built `timed` (DeviceFormat): on
+  // the device, without host copies; the timed runs check the arrays there.
+  PerfCase(MatrixCase c, Format format);
   MatrixCase matrix;
   DeviceFormat device;
   cudalab::DeviceBuffer<float> x, y;
@@ -129,7 +158,8 @@ struct PerfCase {
   cudalab::Launch launch(const SpmvVariant& v);
   cudalab::Launch launch(const SpmvVariant& v, float* output);
   cudalab::grade::Workload workload() const;
-  // The candidate's y on this matrix checked row by row against the CPU reference: "" or why.
+  // The candidate's y on this matrix checked row by row against the CPU reference: "" or why
+  // (the runner's check; needs matrix.x).
   std::string validate(const SpmvVariant& v);
 };
 

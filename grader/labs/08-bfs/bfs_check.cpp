@@ -171,98 +171,165 @@ std::vector<int> pick_sources(const CsrGraph& g, int random, std::uint64_t seed)
   return unique;
 }
 
+CaseSet checks_case_set() {
+  return cudalab::grade::under_sanitizer() ? CaseSet::sanitizer : CaseSet::full;
+}
+
 namespace {
 
-// A simple-graph case with `random_sources` sources picked from seed s (besides the fixed ones).
-void add_case(std::vector<GraphCase>& cases, std::string name, EdgeList edges, std::uint64_t s,
-              int random_sources) {
-  GraphCase c = make_case(std::move(name), std::move(edges), s);
-  c.sources = pick_sources(c.csr, random_sources, s);
-  cases.push_back(std::move(c));
+// The sources a case keeps under compute-sanitizer, named by what pick_sources would pick.
+enum class Pick { first, middle, last, hub, isolated };
+
+std::vector<int> few_sources(const CsrGraph& g, const std::vector<Pick>& picks) {
+  const int n = g.num_vertices;
+  int hub = 0, isolated = -1;
+  for (int v = 0; v < n; ++v) {
+    if (g.degree(v) > g.degree(hub)) hub = v;
+    if (isolated < 0 && g.row_ptr[v + 1] == g.row_ptr[v]) isolated = v;
+  }
+  std::vector<int> sources;
+  for (const Pick p : picks) {
+    const int v = p == Pick::first    ? 0
+                  : p == Pick::middle ? n / 2
+                  : p == Pick::last   ? n - 1
+                  : p == Pick::hub    ? hub
+                                      : isolated;
+    if (v >= 0 && std::find(sources.begin(), sources.end(), v) == sources.end())
+      sources.push_back(v);
+  }
+  return sources;
+}
+
+// The cases of one set: every case of the full set (with `random_sources` random sources besides
+// the fixed ones, pick_sources), or, for the sanitizer, only those given `few` sources, from
+// those alone.
+class CaseList {
+ public:
+  explicit CaseList(CaseSet set) : full_(set == CaseSet::full) {}
+
+  void add(std::string name, EdgeList edges, std::uint64_t s, int random_sources,
+           std::vector<Pick> few = {}, bool keep_loops_and_duplicates = false) {
+    if (!full_ && few.empty()) return;
+    GraphCase c = make_case(std::move(name), std::move(edges), s, keep_loops_and_duplicates);
+    c.sources = full_ ? pick_sources(c.csr, random_sources, s) : few_sources(c.csr, few);
+    cases_.push_back(std::move(c));
+  }
+  std::vector<GraphCase> take() { return std::move(cases_); }
+
+ private:
+  bool full_;
+  std::vector<GraphCase> cases_;
+};
+
+// A spider: vertex 0 joined to the first vertex of each of `legs` paths of `length` vertices.
+// From the hub every level has `legs` vertices of degree 2 (1 at the feet): with more legs than
+// the reference's single-block queue (3072) and legs of at least 15 vertices (the frontier's
+// arcs then stay below 1 / alpha = 1/14 of the unexplored ones), its direction-optimising
+// search runs its multi-block top-down kernel, which counts the frontier's edges, level after
+// level.
+EdgeList spider_graph(int legs, int length) {
+  EdgeList g;
+  g.num_vertices = 1 + legs * length;
+  for (int leg = 0; leg < legs; ++leg) {
+    const int first = 1 + leg * length;
+    g.add(0, first);
+    for (int k = 1; k < length; ++k) g.add(first + k - 1, first + k);
+  }
+  return g;
 }
 
 }  // namespace
 
 std::vector<GraphCase> generated_cases(std::uint64_t seed) {
+  return generated_cases(seed, checks_case_set());
+}
+
+std::vector<GraphCase> generated_cases(std::uint64_t seed, CaseSet set) {
   namespace sp = cudalab::sparse;
-  std::vector<GraphCase> cases;
-  const auto add = [&](std::string name, EdgeList edges, std::uint64_t s, int random_sources) {
-    add_case(cases, std::move(name), std::move(edges), s, random_sources);
-  };
+  CaseList cases(set);
   EdgeList single;
   single.num_vertices = 1;
-  add("a single vertex", single, 0, 0);
+  cases.add("a single vertex", single, 0, 0, {Pick::first});
   EdgeList pair;
   pair.num_vertices = 2;
-  add("two vertices, no edge", pair, 0, 0);
+  cases.add("two vertices, no edge", pair, 0, 0, {Pick::first, Pick::last});
   std::uint64_t s = derive_seed(seed, 802);
-  add("grid 37 x 53", mixed_directions(sp::grid_graph(37, 53), s), s, 2);
+  // From the middle: 45 levels of at most 74 vertices (the single-block kernel's many levels).
+  cases.add("grid 37 x 53", mixed_directions(sp::grid_graph(37, 53), s), s, 2, {Pick::middle});
   s = derive_seed(seed, 804);
-  add("grid 129 x 130", mixed_directions(sp::grid_graph(129, 130), s), s, 1);
+  cases.add("grid 129 x 130", mixed_directions(sp::grid_graph(129, 130), s), s, 1);
   s = derive_seed(seed, 805);
-  add("star: one vertex of degree 5000", mixed_directions(star_graph(5000), s), s, 1);
+  // From the tail's end: the hub is expanded by a whole block, its 5000 leaves overflow the
+  // single-block queue and are searched by the multi-block kernel.
+  cases.add("star: one vertex of degree 5000", mixed_directions(star_graph(5000), s), s, 1,
+            {Pick::last});
   int k = 0;
   for (const int scale : {8, 10, 12, 14}) {
     s = derive_seed(seed, 810 + k++);
-    add("Kronecker scale " + std::to_string(scale) + ", edge factor 16 (self-loops and repeats)",
-        sp::kronecker_graph(scale, 16, s), s, 2);
+    // Under the sanitizer: scale 14 from its hub and two vertices of any degree (the numbering
+    // is permuted), scale 12 from one: hubs expanded by blocks and warps, frontiers of thousands
+    // (multi-block levels), the direction-optimising switch to bottom-up and back; and scale 14
+    // from an isolated vertex.
+    const std::vector<Pick> few = scale == 14   ? std::vector<Pick>{Pick::hub, Pick::isolated}
+                                  : scale == 12 ? std::vector<Pick>{Pick::first}
+                                                : std::vector<Pick>{};
+    cases.add(
+        "Kronecker scale " + std::to_string(scale) + ", edge factor 16 (self-loops and repeats)",
+        sp::kronecker_graph(scale, 16, s), s, 2, few);
   }
   s = derive_seed(seed, 820);
-  add("disconnected: 8 components of 300 vertices and 40 isolated vertices",
-      sp::disconnected_graph(8, 300, 40, s), s, 3);
+  cases.add("disconnected: 8 components of 300 vertices and 40 isolated vertices",
+            sp::disconnected_graph(8, 300, 40, s), s, 3, {Pick::hub, Pick::isolated});
   s = derive_seed(seed, 821);
-  add("sparse random graph (3000 vertices, 2000 edges: many small components)",
-      sp::random_graph(3000, 2000, s), s, 3);
+  cases.add("sparse random graph (3000 vertices, 2000 edges: many small components)",
+            sp::random_graph(3000, 2000, s), s, 3);
   s = derive_seed(seed, 822);
-  add("Kronecker scale 10 with 500 extra self-loops and 2000 repeated edges",
-      sp::add_loops_and_duplicates(sp::kronecker_graph(10, 8, s), 500, 2000, s + 1), s, 2);
-  return cases;
+  cases.add("Kronecker scale 10 with 500 extra self-loops and 2000 repeated edges",
+            sp::add_loops_and_duplicates(sp::kronecker_graph(10, 8, s), 500, 2000, s + 1), s, 2);
+  s = derive_seed(seed, 823);
+  cases.add("spider: a hub and 3200 legs of 18 vertices",
+            mixed_directions(spider_graph(3200, 18), s), s, 1, {Pick::first});
+  return cases.take();
 }
 
 std::vector<GraphCase> long_cases(std::uint64_t seed) {
   namespace sp = cudalab::sparse;
-  std::vector<GraphCase> cases;
-  const auto add = [&](std::string name, EdgeList edges, std::uint64_t s) {
-    add_case(cases, std::move(name), std::move(edges), s, 1);
-  };
+  CaseList cases(CaseSet::full);  // [large]: never run under a sanitizer
   std::uint64_t s = derive_seed(seed, 800);
-  add("chain of 1000 vertices", mixed_directions(sp::chain_graph(1000), s), s);
+  cases.add("chain of 1000 vertices", mixed_directions(sp::chain_graph(1000), s), s, 1);
   s = derive_seed(seed, 801);
-  add("chain of 3000 vertices", mixed_directions(sp::chain_graph(3000), s), s);
+  cases.add("chain of 3000 vertices", mixed_directions(sp::chain_graph(3000), s), s, 1);
   s = derive_seed(seed, 803);
-  add("grid 3 x 700 (long and thin)", mixed_directions(sp::grid_graph(3, 700), s), s);
-  return cases;
+  cases.add("grid 3 x 700 (long and thin)", mixed_directions(sp::grid_graph(3, 700), s), s, 1);
+  return cases.take();
 }
 
 std::vector<GraphCase> multigraph_cases(std::uint64_t seed) {
+  return multigraph_cases(seed, checks_case_set());
+}
+
+std::vector<GraphCase> multigraph_cases(std::uint64_t seed, CaseSet set) {
   namespace sp = cudalab::sparse;
-  std::vector<GraphCase> cases;
+  CaseList cases(set);
   int k = 0;
   for (const int scale : {9, 12}) {
     const std::uint64_t s = derive_seed(seed, 840 + k++);
-    GraphCase c = make_case(
+    cases.add(
         "Kronecker scale " + std::to_string(scale) +
             " with 1000 self-loops and 4000 repeated edges, KEPT in the CSR (multigraph)",
-        sp::add_loops_and_duplicates(sp::kronecker_graph(scale, 16, s), 1000, 4000, s + 1), s,
-        true);
-    c.sources = pick_sources(c.csr, 2, s);
-    cases.push_back(std::move(c));
+        sp::add_loops_and_duplicates(sp::kronecker_graph(scale, 16, s), 1000, 4000, s + 1), s, 2,
+        scale == 9 ? std::vector<Pick>{Pick::first, Pick::last, Pick::hub} : std::vector<Pick>{},
+        /*keep_loops_and_duplicates=*/true);
   }
   const std::uint64_t s = derive_seed(seed, 850);
-  GraphCase grid = make_case(
-      "grid 40 x 40, every edge repeated 3 times, a self-loop on every vertex (multigraph)",
-      [&] {
-        EdgeList g = sp::grid_graph(40, 40);
-        const EdgeList once = g;
-        for (int r = 0; r < 2; ++r)
-          for (std::size_t e = 0; e < once.num_edges(); ++e) g.add(once.dst[e], once.src[e]);
-        for (int v = 0; v < g.num_vertices; ++v) g.add(v, v);
-        return mixed_directions(g, s);
-      }(),
-      s, true);
-  grid.sources = pick_sources(grid.csr, 1, s);
-  cases.push_back(std::move(grid));
-  return cases;
+  EdgeList grid = sp::grid_graph(40, 40);
+  const EdgeList once = grid;
+  for (int r = 0; r < 2; ++r)
+    for (std::size_t e = 0; e < once.num_edges(); ++e) grid.add(once.dst[e], once.src[e]);
+  for (int v = 0; v < grid.num_vertices; ++v) grid.add(v, v);
+  cases.add("grid 40 x 40, every edge repeated 3 times, a self-loop on every vertex (multigraph)",
+            mixed_directions(grid, s), s, 1, {Pick::first}, /*keep_loops_and_duplicates=*/true);
+  return cases.take();
 }
 
 std::string data_dir() {
@@ -392,11 +459,11 @@ double component_edges(const CsrGraph& simple, const std::vector<int>& depth) {
 // ---------------------------------------------------------------------------------------------
 // Performance
 
-DeviceGraph::DeviceGraph(const GraphCase& c)
+DeviceGraph::DeviceGraph(const GraphCase& c, bool edge_list)
     : num_vertices(c.csr.num_vertices),
       num_edges(static_cast<int>(c.edges.num_edges())),
-      edge_src(c.edges.src),
-      edge_dst(c.edges.dst),
+      edge_src(edge_list ? cudalab::DeviceBuffer<int>(c.edges.src) : cudalab::DeviceBuffer<int>()),
+      edge_dst(edge_list ? cudalab::DeviceBuffer<int>(c.edges.dst) : cudalab::DeviceBuffer<int>()),
       row_ptr(c.csr.row_ptr),
       col_idx(c.csr.col_idx),
       depth(static_cast<std::size_t>(c.csr.num_vertices)),
@@ -447,8 +514,8 @@ GraphCase perf_graph(Algo algo, std::uint64_t seed) {
                    cudalab::sparse::kronecker_graph(20, 16, s), s);
 }
 
-// The validated search: from a corner of the grid (its most levels); on the Kronecker graph, as
-// Graph500 searches, from a random vertex of nonzero degree (the first in a seeded random order).
+// The untimed searches' source: a corner of the grid (its most levels); on the Kronecker graph,
+// as Graph500 searches, a random vertex of nonzero degree (the first in a seeded random order).
 int perf_source(const GraphCase& g, std::uint64_t seed) {
   if (g.name.rfind("grid", 0) == 0) return 0;
   for (int k = 0;; ++k) {
@@ -460,6 +527,12 @@ int perf_source(const GraphCase& g, std::uint64_t seed) {
 
 }  // namespace
 
+ContextWarmup::ContextWarmup() : thread_([] { (void)cudaFree(nullptr); }) {}
+
+ContextWarmup::~ContextWarmup() {
+  thread_.join();
+}
+
 PerfCase::PerfCase(Algo algo_, std::uint64_t seed)
     : algo(algo_),
       graph(perf_graph(algo_, seed)),
@@ -467,13 +540,13 @@ PerfCase::PerfCase(Algo algo_, std::uint64_t seed)
       expected(cudalab::sparse::bfs_depths(graph.csr, source)),
       edges(component_edges(graph.csr, expected)),
       sources_seed(derive_seed(seed, 960)),
-      device(graph) {
+      device(graph, /*edge_list=*/algo_ == Algo::edge_parallel) {
   for (int v = 0; v < graph.csr.num_vertices; ++v)
     if (expected[static_cast<std::size_t>(v)] >= 0) component.push_back(v);
 }
 
 int PerfCase::timed_source(std::uint64_t sample) const {
-  // From the validated source's component (on the Kronecker graph, the giant one): every timed
+  // From the first source's component (on the Kronecker graph, the giant one): every timed
   // search covers the same edges, so the TEPS stay comparable, and no source repeats often
   // enough for a result kept from an earlier run to pass.
   const auto k = cudalab::random_int(derive_seed(sources_seed, sample), 0,
@@ -485,7 +558,7 @@ Workload PerfCase::workload() const {
   const double n = graph.csr.num_vertices;
   const double arcs = static_cast<double>(graph.csr.num_arcs());
   // The timed searches start anywhere in the component: every vertex's eccentricity is at least
-  // half of the validated source's (e(s) <= d(s, v) + e(v) <= 2 e(v)), so no search has fewer
+  // half of the first source's (e(s) <= d(s, v) + e(v) <= 2 e(v)), so no search has fewer
   // levels than that.
   const int deepest = *std::max_element(expected.begin(), expected.end());
   const double levels = (deepest + 1) / 2 + 1.0;
@@ -501,24 +574,6 @@ Workload PerfCase::workload() const {
               std::to_string(component.size()) + " vertices reachable, at least " +
               std::to_string(static_cast<long long>(levels)) + " levels)",
           bytes, 0.0, true};
-}
-
-std::string PerfCase::validate(const BfsVariant& v) {
-  const CaseInfo info = info_of(graph, algo, v.name, source);
-  cudalab::Stream stream;
-  CUDA_CHECK(cudaMemset(device.depth.data(), 0x7E, device.depth.bytes()));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  BfsWorkspace handed = device.workspace();  // the candidate's copy (see run_case)
-  try {
-    device.search(algo, v, source, device.depth.data(), handed, stream.get());
-  } catch (const std::exception& e) {
-    return info.header() + ":\n  threw " + e.what();
-  }
-  if (std::string p = cuda_error(info); !p.empty()) return p;
-  if (std::string p = check_workspace(info, algo, handed, device.workspace()); !p.empty()) return p;
-  if (std::string p = compare_depths(device.download_depth(), expected, source); !p.empty())
-    return info.header() + ":\n  " + p;
-  return "";
 }
 
 }  // namespace lab08

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bfs.h"
@@ -50,22 +51,39 @@ GraphCase make_case(std::string name, cudalab::sparse::EdgeList edges, std::uint
 GraphCase worked_example();
 std::vector<int> worked_example_depths();  // from source 2
 
-// A single vertex; two vertices without an edge; chains (from either end and the middle); grids
-// (square, long and thin, sizes no multiple of a block); a star (one vertex of degree 5000);
-// Kronecker graphs of scales 8 to 14 (hubs, isolated vertices, self-loops and repeats in the edge
-// list); disconnected graphs with isolated vertices; a sparse random graph of many small
-// components. The edge lists of chains and grids are written half one way, half the other
+// Which cases a check runs: all of them, or, under compute-sanitizer (racecheck slows a search
+// with the single-block kernel's shared-memory levels by 100x and more, and its time grows with
+// levels x sources x graphs), a few graphs from one or two sources each that still run every
+// kernel and branch of the reference and of a plain solution: a grid from its middle (many
+// levels, small frontiers), a star from its tail (a hub of degree 5000, a frontier overflowing
+// the single-block queue, a multi-block level), Kronecker graphs of scales 12 and 14 from a
+// vertex, a hub and an isolated vertex (hubs for blocks and warps, multi-block levels, the
+// direction-optimising switch to bottom-up and back), a disconnected graph, a spider
+// (multi-block top-down levels that count edges), a single vertex and two without an edge.
+enum class CaseSet { full, sanitizer };
+// CaseSet::sanitizer when cudalab::grade::under_sanitizer(), otherwise full.
+CaseSet checks_case_set();
+
+// A single vertex; two vertices without an edge; grids (square and not, sizes no multiple of a
+// block); a star (one vertex of degree 5000); Kronecker graphs of scales 8 to 14 (hubs, isolated
+// vertices, self-loops and repeats in the edge list); disconnected graphs with isolated vertices;
+// a sparse random graph of many small components; a spider (a hub and 3200 legs of 18 vertices).
+// The edge lists of grids, the star and the spider are written half one way, half the other
 // (seeded), so that checking only one end of an edge fails. Sources: 0, the last vertex, the
 // highest-degree vertex, random vertices, and an isolated vertex wherever the graph has one.
+// The one-argument form gives checks_case_set()'s set.
 std::vector<GraphCase> generated_cases(std::uint64_t seed);
+std::vector<GraphCase> generated_cases(std::uint64_t seed, CaseSet set);
 // Chains of 1,000 and 3,000 vertices and a 3 x 700 grid (written half one way, half the other, as
 // above): thousands of levels. Their checks are tagged [large]: under compute-sanitizer racecheck,
 // which inspects every shared-memory access between two barriers, a search of thousands of
 // levels takes many minutes.
 std::vector<GraphCase> long_cases(std::uint64_t seed);
-// Kronecker and random graphs whose CSR KEEPS self-loops and repeated edges (a multigraph): a
-// vertex listed twice as a neighbour must still be visited once.
+// Kronecker graphs and a grid whose CSR KEEPS self-loops and repeated edges (a multigraph): a
+// vertex listed twice as a neighbour must still be visited once. Under the sanitizer: the
+// Kronecker graph of scale 9 from its hub and two other vertices, and the grid from a corner.
 std::vector<GraphCase> multigraph_cases(std::uint64_t seed);
+std::vector<GraphCase> multigraph_cases(std::uint64_t seed, CaseSet set);
 // The real graphs (docs/labs/08-bfs.md, scripts/fetch-data) found in the data folder
 // (CUDALAB_DATA_DIR, default <source>/data): METIS meshes 4elt, copter2, mdual, the US power grid
 // (power.gml.gz, needs zlib) and WormNet. `missing` gets the files not found.
@@ -92,9 +110,10 @@ inline constexpr int kUnwritten = 0x7E7E7E7E;  // depth's fill: neither -1 nor a
 // edge inside the component has both ends reached). Self-loops and repeats are not counted.
 double component_edges(const cudalab::sparse::CsrGraph& simple, const std::vector<int>& depth);
 
-// A graph resident on the device with its workspace, for timing.
+// A graph resident on the device with its workspace, for timing. Without `edge_list`, only the
+// CSR goes to the device (edge_src and edge_dst stay empty: no edge-parallel search).
 struct DeviceGraph {
-  explicit DeviceGraph(const GraphCase& c);
+  explicit DeviceGraph(const GraphCase& c, bool edge_list = true);
   int num_vertices, num_edges;
   cudalab::DeviceBuffer<int> edge_src, edge_dst, row_ptr, col_idx, depth, frontier, next, counters;
   BfsWorkspace workspace();
@@ -108,28 +127,45 @@ struct DeviceGraph {
   std::vector<int> download_depth() const;
 };
 
+// Creates the CUDA context on a thread of its own (cudaFree(nullptr)) while this thread builds
+// the inputs on the host: on an H100 host the context takes ~0.2 s. A CUDA call here meanwhile
+// waits for it (the runtime's primary context is one per process). Joined when destroyed.
+class ContextWarmup {
+ public:
+  ContextWarmup();
+  ~ContextWarmup();
+  ContextWarmup(const ContextWarmup&) = delete;
+  ContextWarmup& operator=(const ContextWarmup&) = delete;
+
+ private:
+  std::thread thread_;
+};
+
 // The performance workloads: part 2 on a Kronecker graph of scale 20, edge factor 16; part 1 on
-// a 256 x 256 grid (257 to 511 levels: the O(V*E) cost stays bounded). Validated from `source`
-// (a corner of the grid: the most levels); every timed run searches from a new source of its
-// component, drawn from the run's number (timed_source).
+// a 256 x 256 grid (257 to 511 levels: the O(V*E) cost stays bounded). `source` is where the
+// untimed searches start (a corner of the grid: the most levels); every timed run searches from
+// a new source of its component, drawn from the run's number (timed_source). No candidate result
+// is checked against the CPU here: grade_performance compares every run with the reference's
+// (the correctness checks compared the same code with the CPU BFS).
 struct PerfCase {
   PerfCase(Algo algo, std::uint64_t seed);
+  ContextWarmup context;  // first: overlaps the graph's generation
   Algo algo;
   GraphCase graph;
   int source;
-  std::vector<int> expected;
+  std::vector<int> expected;   // the CPU BFS from source: its component and levels
   double edges;                // component_edges, for TEPS: the same from every timed source
   std::vector<int> component;  // the vertices reached from source
   std::uint64_t sources_seed;  // of timed_source
-  DeviceGraph device;
+  DeviceGraph device;          // the edge list only for the edge-parallel search
   int timed_source(std::uint64_t sample) const;  // a vertex of `component`
   cudalab::grade::Workload workload() const;
-  std::string validate(const BfsVariant& v);  // "" when v's depths are right on this graph
 };
 
 // Runs every case and FAILs the current check with the first three problems (bfs_require.cpp).
 void require_all_pass(const std::vector<GraphCase>& cases, Algo algo, const BfsVariant& v);
-// Validates, reports GTEPS, then grades the ratio against the reference (policy row "08").
+// Reports GTEPS, then grades the ratio against the reference (policy row "08"); the framework
+// compares the candidate's depths with the reference's before and during the timing.
 void grade_bfs_performance(Algo algo, const BfsVariant& candidate, const BfsVariant& reference);
 
 }  // namespace lab08

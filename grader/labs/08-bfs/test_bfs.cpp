@@ -20,7 +20,7 @@ TEST_CASE("CPU BFS gives the course's depths on its example", "[lab08][host]") {
 }
 
 TEST_CASE("generated graphs cover every kind and source", "[lab08][host]") {
-  auto cases = lab08::generated_cases(20180914);
+  auto cases = lab08::generated_cases(20180914, lab08::CaseSet::full);
   for (auto& c : lab08::long_cases(20180914)) cases.push_back(std::move(c));
   REQUIRE(cases.size() >= 12);
   bool single = false, isolated_source = false, loops = false, chain_mixed = false;
@@ -57,7 +57,7 @@ TEST_CASE("generated graphs cover every kind and source", "[lab08][host]") {
 }
 
 TEST_CASE("multigraph cases keep self-loops and repeated neighbours", "[lab08][host]") {
-  for (const auto& c : lab08::multigraph_cases(7)) {
+  for (const auto& c : lab08::multigraph_cases(7, lab08::CaseSet::full)) {
     CAPTURE(c.name);
     CHECK(cudalab::sparse::count_self_loops(c.csr) > 0);
     CHECK(cudalab::sparse::count_duplicate_arcs(c.csr) > 0);
@@ -68,10 +68,59 @@ TEST_CASE("multigraph cases keep self-loops and repeated neighbours", "[lab08][h
 }
 
 TEST_CASE("the seed changes the generated graphs", "[lab08][host]") {
-  const auto a = lab08::generated_cases(1), b = lab08::generated_cases(2);
+  const auto a = lab08::generated_cases(1, lab08::CaseSet::full);
+  const auto b = lab08::generated_cases(2, lab08::CaseSet::full);
   bool differ = false;
   for (std::size_t i = 0; i < a.size(); ++i) differ = differ || a[i].edges.src != b[i].edges.src;
   CHECK(differ);
+}
+
+TEST_CASE("the sanitizer's cases: some of the graphs, from fewer sources", "[lab08][host]") {
+  using lab08::CaseSet;
+  for (const bool multigraph : {false, true}) {
+    CAPTURE(multigraph);
+    const auto full = multigraph ? lab08::multigraph_cases(20180914, CaseSet::full)
+                                 : lab08::generated_cases(20180914, CaseSet::full);
+    const auto few = multigraph ? lab08::multigraph_cases(20180914, CaseSet::sanitizer)
+                                : lab08::generated_cases(20180914, CaseSet::sanitizer);
+    CHECK(few.size() < full.size());
+    std::size_t full_searches = 0, few_searches = 0;
+    for (const auto& c : full) full_searches += c.sources.size();
+    bool isolated_source = false, many_levels = false, overflow = false, multi_block = false;
+    for (const auto& c : few) {
+      CAPTURE(c.name);
+      few_searches += c.sources.size();
+      // The same graph as the full set's case of that name (from fewer sources).
+      const auto same = std::find_if(full.begin(), full.end(),
+                                     [&](const lab08::GraphCase& f) { return f.name == c.name; });
+      REQUIRE(same != full.end());
+      CHECK(same->edges.src == c.edges.src);
+      CHECK(same->edges.dst == c.edges.dst);
+      CHECK(same->csr.col_idx == c.csr.col_idx);
+      REQUIRE(!c.sources.empty());
+      for (const int s : c.sources) {
+        CHECK(s >= 0);
+        CHECK(s < c.csr.num_vertices);
+        const auto d = bfs_depths(c.csr, s);
+        if (c.csr.degree(s) == 0 && c.csr.num_vertices > 2) isolated_source = true;
+        const int deepest = *std::max_element(d.begin(), d.end());
+        if (deepest >= 40) many_levels = true;
+        // A level wider than the reference's single-block queue (3072 vertices).
+        std::vector<int> width(static_cast<std::size_t>(deepest) + 1, 0);
+        for (const int x : d)
+          if (x >= 0) ++width[static_cast<std::size_t>(x)];
+        for (std::size_t l = 1; l < width.size(); ++l)
+          if (width[l] > 3072) (width[l - 1] <= 3072 ? overflow : multi_block) = true;
+      }
+    }
+    CHECK(few_searches * 3 < full_searches);
+    CHECK(many_levels);
+    if (!multigraph) {
+      CHECK(isolated_source);
+      CHECK(overflow);
+      CHECK(multi_block);
+    }
+  }
 }
 
 namespace {

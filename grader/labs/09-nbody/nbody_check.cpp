@@ -109,14 +109,17 @@ AccCase random_case(int n, float softening, std::uint64_t seed) {
   return {"n = " + std::to_string(n), random_system(n, seed), softening, seed, 0};
 }
 
-std::vector<AccCase> size_cases(std::uint64_t s) {
+std::vector<AccCase> size_cases(std::uint64_t s, bool sanitized) {
   std::vector<AccCase> cases;
   std::uint64_t k = 100;
   // 12289 = 48 x 256 + 1: large enough for the reference's pairs kernel (strips of 256 bodies,
   // chunks of 32) on a 132-SM GPU, one body past a strip.
   for (const int n : {1,   2,   3,   31,  32,  33,   63,   64,   65,   127,  128,  129,  255,
-                      256, 257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 12289})
-    cases.push_back(random_case(n, 0.05f, derive_seed(s, k++)));
+                      256, 257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 12289}) {
+    const std::uint64_t seed = derive_seed(s, k++);
+    if (sanitized && (n == 2047 || n == 2048 || n == 12289)) continue;
+    cases.push_back(random_case(n, 0.05f, seed));
+  }
   return cases;
 }
 
@@ -321,14 +324,14 @@ Simulation simulate(const NbodyVariant& v, std::uint64_t seed) {
 
 // ---------------------------------------------------------------------------------------------
 
-PerfCase::PerfCase(std::uint64_t seed)
-    : data(random_case(kN, 0.05f, derive_seed(seed, 700))),
-      bodies(data.system.bodies),
+PerfCase::PerfCase(std::uint64_t grading_seed)
+    : seed(derive_seed(grading_seed, 701)),
+      bodies(4 * std::size_t(kN)),
       acc(3 * std::size_t(kN)),
       staging(3 * std::size_t(kN)) {
-  data.name = "performance case";
-  data.sample = 512;
-  CUDA_CHECK(cudaDeviceSynchronize());  // the upload has landed before any stream reads it
+  cudalab::Stream stream;
+  fresh_bodies(0, stream.get());
+  stream.synchronize();  // the bodies are there before any other stream reads them
 }
 
 cudalab::Launch PerfCase::launch(AccFn f) {
@@ -338,11 +341,11 @@ cudalab::Launch PerfCase::launch(AccFn f) {
 cudalab::Launch PerfCase::launch(AccFn f, float* out) {
   return [this, f, out](cudaStream_t s) {
     f(reinterpret_cast<const float4*>(bodies.data()), reinterpret_cast<float3*>(out), kN,
-      data.softening, s);
+      kSoftening, s);
   };
 }
 
-void PerfCase::fresh_bodies(std::uint64_t seed, std::uint64_t sample, cudaStream_t stream) {
+void PerfCase::fresh_bodies(std::uint64_t sample, cudaStream_t stream) {
   // The positions drawn 3 floats a body, then the masses 1 a body, each scattered into the
   // float4s by a pitched copy (rows of 12, then 4, bytes, 16 bytes apart).
   const std::uint64_t s = derive_seed(seed, sample);
@@ -365,18 +368,19 @@ cudalab::Tolerance PerfCase::timed_tolerance() {
   // |a| reaches 1.6e5).
   CUDA_CHECK(cudaDeviceSynchronize());  // fresh_bodies ran on a non-blocking stream
   const std::vector<float> b = bodies.download();
-  const auto r2 = [&b](int i) {
-    const float* p = &b[4 * static_cast<std::size_t>(i)];
-    return static_cast<double>(p[0]) * p[0] + static_cast<double>(p[1]) * p[1] +
-           static_cast<double>(p[2]) * p[2];
-  };
+  std::vector<double> r2(kN);
+  for (std::size_t i = 0; i < r2.size(); ++i) {
+    const float* p = &b[4 * i];
+    r2[i] = static_cast<double>(p[0]) * p[0] + static_cast<double>(p[1]) * p[1] +
+            static_cast<double>(p[2]) * p[2];
+  }
   std::vector<int> central(kN);
   std::iota(central.begin(), central.end(), 0);
   constexpr int kCentral = 16;
-  std::partial_sort(central.begin(), central.begin() + kCentral, central.end(),
-                    [&r2](int i, int j) { return r2(i) < r2(j); });
-  central.resize(kCentral);
-  const AccReference r = accelerations_cpu(b, data.softening, central);
+  std::nth_element(central.begin(), central.begin() + (kCentral - 1), central.end(),
+                   [&r2](int i, int j) { return r2[i] < r2[j]; });
+  central.resize(kCentral);  // the 16 nearest the centre (in no order)
+  const AccReference r = accelerations_cpu(b, kSoftening, central);
   const double s = *std::max_element(r.scale.begin(), r.scale.end());
   return {2.0 * acc_tolerance(kN, 1.25 * s), 0.0};
 }

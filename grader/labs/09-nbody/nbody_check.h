@@ -53,7 +53,12 @@ void require_all_acc(const std::vector<AccCase>& cases, AccFn f, const std::stri
 AccCase random_case(int n, float softening, std::uint64_t seed);
 // Sizes around the tile sizes a kernel may use (32 .. 1024), 1 to 3, primes, and one size
 // (12289) where the reference takes its Newton's-third-law kernel.
-std::vector<AccCase> size_cases(std::uint64_t seed);
+// `sanitized`, for compute-sanitizer: the sizes up to 1025, and 2049 (one tile, full tiles,
+// several tiles with a partial last one, for every tile size of 32 to 1024), each with the same
+// data as unsanitized. Not 2047, 2048 and 12289: racecheck's time grows with the shared-memory
+// reads of a tiled kernel, n^2 (with 12289, 94% of the sum of n^2, the tiled check of the plain
+// answer, tiles of 256 bodies, took 22 s under racecheck on an H100).
+std::vector<AccCase> size_cases(std::uint64_t seed, bool sanitized = false);
 // `count` seeded sizes in [1, max_n] with seeded softening in [0.01, 0.2].
 std::vector<AccCase> random_size_cases(std::uint64_t seed, int count, int max_n);
 // n = 1, two bodies 1 apart (a_x = m / (1 + eps^2)^(3/2), by hand), coincident bodies.
@@ -102,10 +107,16 @@ Simulation simulate(const NbodyVariant& v, std::uint64_t seed);
 // ---------------------------------------------------------------------------------------------
 // Performance: accelerations_tiled at n = 2^18
 
+// The bodies are drawn on the device (fresh_bodies): no host-side system, no CPU reference of
+// the workload (the performance check compares the candidate with the reference on the device;
+// the correctness checks compared the same code with the CPU).
 struct PerfCase {
   static constexpr int kN = 1 << 18;
-  explicit PerfCase(std::uint64_t seed);
-  AccCase data;  // validated (sampled); the timed runs get fresh bodies (fresh_bodies)
+  static constexpr float kSoftening = 0.05f;
+  // `bodies` holds the draw of run 0 (fresh_bodies(0)), which no timed run gets: the self-check
+  // times it, and timed_tolerance() reads it.
+  explicit PerfCase(std::uint64_t grading_seed);
+  std::uint64_t seed;  // of the draws: derive_seed(grading_seed, 701)
   cudalab::DeviceBuffer<float> bodies, acc;
   cudalab::DeviceBuffer<float> staging;         // 3 floats a body, for fresh_bodies
   cudalab::Launch launch(AccFn f);              // into acc
@@ -113,7 +124,7 @@ struct PerfCase {
   // Writes into `bodies`, on `stream`, the bodies of timed run `sample`: drawn from (seed,
   // sample) alone, from random_system's distribution (positions uniform in [-1, 1)^3, masses in
   // [0.5, 1.5)), which the tolerance below assumes.
-  void fresh_bodies(std::uint64_t seed, std::uint64_t sample, cudaStream_t stream);
+  void fresh_bodies(std::uint64_t sample, cudaStream_t stream);
   // The tolerance of a timed run's accelerations against the reference's on the same bodies,
   // from the bodies now in `bodies` (fresh_bodies of one run): see nbody_check.cpp.
   cudalab::Tolerance timed_tolerance();
@@ -123,8 +134,8 @@ struct PerfCase {
 // 20 flops per interaction, n^2 interactions (the count is in solutions/09-nbody/nbody.cu).
 inline constexpr double kFlopsPerInteraction = 20.0;
 
-// Validates the candidate's tiled kernel on the workload (sampled), then times it against the
-// reference's.
+// Times the candidate's tiled kernel against the reference's on fresh bodies every run, every
+// output compared with the reference's on the device (grade_performance).
 void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn reference);
 
 }  // namespace lab09

@@ -61,11 +61,14 @@ std::string run_case(const LayerCase& c, const CnnVariant& v, Kernel kernel);
 void require_all_pass(const std::vector<LayerCase>& cases, const CnnVariant& v, Kernel kernel);
 
 // The performance workload: one of the course's layers at B = 10000, random inputs and weights.
-// The timed runs get fresh inputs in x (fresh_x: uniform in [-1, 1), as host_x), the same weights.
+// x is drawn on the device (uniform in [-1, 1)): no host copy of it, no CPU reference of the
+// whole workload. The timed runs get fresh inputs in x (fresh_x, alike), the same weights.
 struct PerfCase {
   PerfCase(int layer, std::uint64_t seed, int batch = 10000);
+  // Any shape: x drawn from `x_seed` on the device, the weights from `k_seed` on the host.
+  PerfCase(const LayerShape& shape, std::uint64_t x_seed, std::uint64_t k_seed);
   LayerShape shape;
-  std::vector<float> host_x, host_k;
+  std::vector<float> host_k;
   cudalab::DeviceBuffer<float> x, k, y;
   // Prepares the variant (untimed; throws when prepare_weights writes to its host weights) and
   // returns its launch, into `out` (y_count() floats; y when null).
@@ -76,7 +79,8 @@ struct PerfCase {
   cudalab::Tolerance timed_tolerance() const;
   cudalab::grade::Workload workload() const;
   // The output checked against the CPU reference on the first, a middle and the last image (all
-  // maps and pixels): "" or why.
+  // maps and pixels; those images of x read back from the device): "" or why. For the runner:
+  // the performance check compares the candidate with the reference on the device instead.
   std::string validate(const CnnVariant& v, Kernel kernel);
 };
 

@@ -16,9 +16,10 @@ void require_all_pass(const std::vector<LayerCase>& cases, const CnnVariant& v, 
 }
 
 void grade_layer_performance(int layer, const CnnVariant& candidate, const CnnVariant& reference) {
+  // x is drawn on the device; grade_performance runs the candidate and the reference once,
+  // untimed, on the same fresh x and compares every value before timing them (the correctness
+  // checks, the course's layers at a batch of 500 included, compared this code with the CPU).
   PerfCase perf(layer, base_seed());
-  if (std::string p = perf.validate(candidate, Kernel::fast); !p.empty())
-    FAIL("not timed: the output must be correct first\n" + p);
   // Every timed run gets a fresh batch in x (the reference's run after the candidate's the same
   // one); each writes its own y, and every value of every image of every timed y is compared
   // with the reference's.

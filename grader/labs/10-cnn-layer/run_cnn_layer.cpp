@@ -131,13 +131,7 @@ int run_layer(const Options& o) {
       static_cast<std::size_t>(4.0 * (static_cast<double>(s.x_count()) + s.y_count())) +
           (256u << 20),
       "this layer");
-  lab10::PerfCase perf(1, o.seed, 1);  // replaced below by the requested shape
-  perf.shape = s;
-  perf.host_x = cudalab::random_floats(s.x_count(), cudalab::derive_seed(o.seed, 1));
-  perf.host_k = cudalab::random_floats(s.k_count(), cudalab::derive_seed(o.seed, 2));
-  perf.x = cudalab::DeviceBuffer<float>(perf.host_x);
-  perf.k = cudalab::DeviceBuffer<float>(perf.host_k);
-  perf.y = cudalab::DeviceBuffer<float>(s.y_count());
+  lab10::PerfCase perf(s, cudalab::derive_seed(o.seed, 1), cudalab::derive_seed(o.seed, 2));
   int status = cudalab::kExitOk;
   std::printf("%-22s %10s %10s %9s  %s\n", "kernel", "ms", "GFLOP/s", "GB/s", "check");
   for (const lab10::Kernel kernel : {lab10::Kernel::direct, lab10::Kernel::fast}) {

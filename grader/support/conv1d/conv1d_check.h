@@ -59,11 +59,13 @@ Conv1dCase float_case(const std::string& name, int width, int mask_width, std::u
 // The course's worked example: X = 1..7, H = [3,4,5,4,3] gives Y[2] = 57 and Y[3] = 76.
 Conv1dCase worked_example();
 // Width 1, widths smaller than the mask, mask 1, widths around powers of two, masks up to
-// `max_mask_width`; seeded from `seed`.
-std::vector<Conv1dCase> edge_cases(std::uint64_t seed, int max_mask_width);
-// `count` random widths up to 300 000 (rarely a multiple of any tile) and odd masks up to 31.
-std::vector<Conv1dCase> random_cases(std::uint64_t seed, int count);
-std::vector<Conv1dCase> float_cases(std::uint64_t seed);
+// `max_mask_width` (the widest over `widest_mask_input` inputs); seeded from `seed`.
+std::vector<Conv1dCase> edge_cases(std::uint64_t seed, int max_mask_width,
+                                   int widest_mask_input = 10007);
+// `count` random widths up to `max_width` (rarely a multiple of any tile) and odd masks up to 31.
+std::vector<Conv1dCase> random_cases(std::uint64_t seed, int count, int max_width = 300000);
+// Masks 3, 9 and 31 over `width` floats.
+std::vector<Conv1dCase> float_cases(std::uint64_t seed, int width = (1 << 20) + 7);
 Conv1dCase largest_case(std::uint64_t seed);
 
 // Runs one case on guarded buffers: "" when the output is right, the inputs unchanged and no
@@ -72,19 +74,22 @@ std::string run_case(const Conv1dCase& c, const Conv1dVariant& v);
 // Runs every case and FAILs the current check with the first three problems.
 void require_all_pass(const std::vector<Conv1dCase>& cases, const Conv1dVariant& v);
 
-// The performance workload: 2^26 floats (256 MiB in, 256 MiB out), mask 9.
+// The performance workload: 2^26 floats (256 MiB in, 256 MiB out), mask 9. x is made on the
+// device (uniform in [-1, 1), seeded): no host copy of it, no CPU result (grade_performance
+// compares the candidate's output with the reference's on the device).
 struct PerfCase {
   static constexpr int kWidth = 1 << 26;
   static constexpr int kMaskWidth = 9;
   explicit PerfCase(std::uint64_t seed);
-  Conv1dCase data;
+  std::vector<float> host_mask;  // values in [-1, 1], for the prepare steps and the tolerance
   cudalab::DeviceBuffer<float> x, mask, y;
   cudalab::Launch launch(const Conv1dVariant& v);  // calls v.prepare once, untimed
   static cudalab::grade::Workload workload();
 };
 
-// The performance check: validates the candidate on the workload, then times it against the
-// reference (grade_performance).
+// The performance check: times the candidate against the reference (grade_performance, which
+// first compares one untimed run of each on the same inputs; the correctness checks compared
+// the same code with the CPU).
 void grade_conv1d_performance(const std::string& lab, const Conv1dVariant& candidate,
                               const Conv1dVariant& reference);
 

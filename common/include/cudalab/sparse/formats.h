@@ -1,5 +1,7 @@
 // Sparse matrix formats for SpMV (lab 07): COO, CSR, ELL, HYB and row panels, the conversions
-// between them, and the CPU reference y = A x accumulated in double.
+// between them, and the CPU reference y = A x accumulated in double. The checks and conversions
+// of large matrices (validate, csr_to_coo, csr_to_ell, csr_to_hyb) split their rows among host
+// threads; the result is the same.
 //
 // Indices are int32 (what the kernels use; sizes and nnz are checked against it), values float.
 // Every builder is deterministic: the same input gives the same arrays bit for bit.
@@ -169,5 +171,10 @@ std::vector<double> spmv_abs_reference(const CsrMatrix& a, const std::vector<flo
 // of Numerical Algorithms", 3.1: k-1 additions plus one product per term). Rows whose terms
 // overflow float are not covered.
 std::vector<double> spmv_error_bound(const CsrMatrix& a, const std::vector<float>& x);
+
+// The largest row of spmv_error_bound(a, x) over every x with |x_j| <= 1 (x all ones, where each
+// row's bound is largest): one tolerance for every row of a y = A x with such an x. Computed
+// without the vectors, by host threads for a large matrix.
+double spmv_max_error_bound(const CsrMatrix& a);
 
 }  // namespace cudalab::sparse

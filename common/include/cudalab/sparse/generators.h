@@ -1,6 +1,9 @@
 // Seeded generators of sparse matrices (lab 07) and graphs (lab 08). Like random.h, each takes
-// its seed explicitly and uses only std::mt19937_64 and integer or correctly rounded arithmetic,
-// so a seed gives the same matrix or graph on every platform and standard library.
+// its seed explicitly and uses only std::mt19937_64, a counter-based stream (SplitMix64) and
+// integer or correctly rounded arithmetic, so a seed gives the same matrix or graph on every
+// platform and standard library. The large ones (power_law_matrix, kronecker_graph) draw each
+// row or edge from its own position in a counter-based stream and spread the work over host
+// threads: the result does not depend on the number of threads.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +31,8 @@ enum class Values { uniform, small_ints };
 // Power-law ("Zipf-ish") row lengths: each row's length is min(max_length, floor(min_length / u))
 // for u uniform in (0, 1], so P(length >= k) = min_length / k: a Pareto tail of exponent 1 (Zipf
 // exponent 2) where most rows are short and a few are very long. Needs
-// 1 <= min_length <= max_length <= cols. Distinct uniform columns per row.
+// 1 <= min_length <= max_length <= cols. Distinct uniform columns per row. Built by host
+// threads (the lab 07 performance matrix has 2^21 rows).
 CsrMatrix power_law_matrix(index_t rows, index_t cols, index_t min_length, index_t max_length,
                            std::uint64_t seed, Values values = Values::uniform);
 
@@ -54,9 +58,11 @@ struct KroneckerParams {
 
 // Graph500-style Kronecker (R-MAT) graph: 2^scale vertices and exactly edge_factor * 2^scale
 // edges before any deduplication (self-loops and repeats included, as Graph500 generates them).
-// Each edge descends `scale` levels, picking quadrant a/b/c/d of the adjacency matrix; vertex
-// numbers are then permuted by a seeded random permutation and the edge order shuffled, so the
-// high-degree vertices are not clustered at 0. scale in 0..30.
+// Each edge descends `scale` levels, picking quadrant a/b/c/d of the adjacency matrix with 16
+// random bits per level (the probabilities rounded to multiples of 2^-16); vertex numbers are
+// then permuted by a seeded random permutation, so the high-degree vertices are not clustered
+// at 0. The edges are independent draws, so their order is already a random one (no shuffle
+// needed). Built by host threads (the lab 08 performance graph has 2^24 edges). scale in 0..30.
 EdgeList kronecker_graph(int scale, int edge_factor, std::uint64_t seed,
                          const KroneckerParams& params = {});
 

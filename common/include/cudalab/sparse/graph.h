@@ -39,6 +39,9 @@ struct UndirectedOptions {
   // another u->v and v->u.
   bool remove_self_loops = true;
   bool remove_duplicates = true;
+  // Host threads building the lists: 0 chooses (1 for small graphs); the graph is the same with
+  // any number.
+  int threads = 0;
 };
 
 // Symmetrises `edges` into an undirected CSR graph with sorted neighbour lists. Throws
