@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""End-to-end test of ./cudalab batch on six synthetic submissions (labs 01 and 02 only, to keep
+it short): a correct one, the skeleton, one that does not compile, one that hangs, an archive
+with extra and unsafe files, and one that cheats. Run by CI (.ci/run) after the test suite; on a
+machine without a GPU the GPU checks are skipped and what is checked is what the CPU decides
+(compile errors, hangs, the audit, which files are taken, the reports).
+
+usage: batch_e2e.py [WORKDIR]   (default: a fresh temporary folder)
+"""
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LAB01 = "labs/01-conv1d-basic/conv1d_basic.cu"
+LAB02 = "labs/02-conv1d-tiled/conv1d_tiled.cu"
+
+
+def read(rel):
+    with open(os.path.join(ROOT, rel)) as f:
+        return f.read()
+
+
+def answer(lab_dir):
+    return read("grader/labs/%s/variants/answer.cu" % lab_dir)
+
+
+def write_tree(folder, files):
+    for rel, text in files.items():
+        path = os.path.join(folder, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def make_submissions(subs):
+    a01, a02 = answer("01-conv1d-basic"), answer("02-conv1d-tiled")
+    # alice: a folder laid out as the repository, both labs right.
+    write_tree(os.path.join(subs, "alice"), {LAB01: a01, LAB02: a02})
+    # bob: hands in the skeletons unchanged.
+    write_tree(os.path.join(subs, "bob"), {LAB01: read(LAB01), LAB02: read(LAB02)})
+    # carol: a zip of flat files (as an LMS export gives them); lab 01 does not compile.
+    with zipfile.ZipFile(os.path.join(subs, "carol.zip"), "w") as z:
+        z.writestr("conv1d_basic.cu", a01 + "\nthis is not C++;\n")
+        z.writestr("conv1d_tiled.cu", a02)
+    # dave: lab 01 hangs before any check can run (a static initializer that never returns).
+    hang = a01 + ("\nnamespace lab01 {\nnamespace CUDALAB_IMPL {\nint hang() {\n"
+                  "  for (volatile int i = 0;; i = i + 0) {\n  }\n  return 0;\n}\n"
+                  "const int hung = hang();\n}  // namespace CUDALAB_IMPL\n}  // namespace lab01\n")
+    with tarfile.open(os.path.join(subs, "dave.tar.gz"), "w:gz") as t:
+        data = hang.encode()
+        info = tarfile.TarInfo("dave/" + LAB01)
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+    # erin: an archive with extra files, a path that climbs out, a link and lab 02 only.
+    with tarfile.open(os.path.join(subs, "erin.tgz"), "w:gz") as t:
+        for name, text in (("erin/README.md", "my notes\n"), ("erin/build/junk.o", "junk"),
+                           ("../escape.cu", "int x;\n"), ("erin/" + LAB02, a02)):
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("erin/" + LAB01)
+        link.type = tarfile.SYMTYPE
+        link.linkname = "/etc/passwd"
+        t.addfile(link)
+    # frank: lab 01 includes the reference solution instead of writing a kernel.
+    write_tree(os.path.join(subs, "frank"),
+               {LAB01: '#include "../../solutions/01-conv1d-basic/conv1d_basic.cu"\n'})
+    # Not a submission: the LMS's CSV beside them is ignored.
+    with open(os.path.join(subs, "grades-export.csv"), "w") as f:
+        f.write("student,grade\n")
+
+
+def checks(out, sid, lab):
+    with open(os.path.join(out, "students", sid, "report.json")) as f:
+        report = json.load(f)
+    for l in report["labs"]:
+        if l["lab"] == lab:
+            return l["checks"]
+    raise AssertionError("%s: no lab %s in the report" % (sid, lab))
+
+
+def main(argv):
+    work = argv[0] if argv else tempfile.mkdtemp(prefix="cudalab-batch-e2e-")
+    subs, out = os.path.join(work, "submissions"), os.path.join(work, "out")
+    shutil.rmtree(subs, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(subs)
+    make_submissions(subs)
+    preset = os.environ.get("CUDALAB_PRESET", "default")
+    cmd = [sys.executable, os.path.join(ROOT, "scripts", "batch.py"), subs, "--out", out,
+           "--lab", "01,02", "--timeout", "5", "--preset", preset]
+    start = time.time()
+    r = subprocess.run(cmd)
+    first = time.time() - start
+    failures = []
+
+    def expect(cond, what):
+        print(("ok      " if cond else "FAILED  ") + what)
+        if not cond:
+            failures.append(what)
+
+    expect(r.returncode == 0, "the batch ends with exit code 0 (exit %d)" % r.returncode)
+    students = sorted(os.listdir(os.path.join(out, "students")))
+    expect(students == ["alice", "bob", "carol", "dave", "erin", "frank"],
+           "six students graded, the CSV export ignored: %s" % students)
+    seed = open(os.path.join(out, "seed")).read().strip()
+    expect(oct(os.stat(os.path.join(out, "seed")).st_mode & 0o777) == "0o600", "the seed is 0600")
+
+    alice01, alice02 = checks(out, "alice", "01"), checks(out, "alice", "02")
+    expect(not any(c["status"] == "failed" for c in alice01 + alice02),
+           "alice: no check failed")
+    carol01 = checks(out, "carol", "01")
+    expect(all(c["status"] == "failed" and "does not compile" in c["message"] for c in carol01),
+           "carol: every lab 01 check fails as not compiling")
+    expect(not any(c["status"] == "failed" for c in checks(out, "carol", "02")),
+           "carol: lab 02 is graded normally")
+    dave01 = [c for c in checks(out, "dave", "01") if "[correctness]" in c["tags"]]
+    expect(dave01 and all("timed out" in c["message"] for c in dave01),
+           "dave: lab 01's correctness checks time out (the others are not run)")
+    erin_meta = json.load(open(os.path.join(out, "students", "erin", "meta.json")))
+    ignored = " ".join(erin_meta["ignored"])
+    expect(list(erin_meta["files"]) == [LAB02], "erin: only the lab 02 file is taken")
+    expect("README.md" in ignored and "escape.cu" in ignored and "conv1d_basic.cu" in ignored,
+           "erin: the README, the climbing path and the link are ignored and listed")
+    frank01 = checks(out, "frank", "01")
+    expect(all(c["status"] == "failed" and "banned" in c["message"] for c in frank01),
+           "frank: lab 01 is banned by the audit")
+    bob_meta = json.load(open(os.path.join(out, "students", "bob", "meta.json")))
+    skeleton = json.load(open(os.path.join(out, "skeleton.json")))
+    expect(all(skeleton[k] == v for k, v in bob_meta["files"].items()),
+           "bob: his files are the skeletons (the class report flags them)")
+    for sid in students:
+        d = os.path.join(out, "students", sid)
+        for name in ("student-report.json", "results.json", "junit.xml"):
+            path = os.path.join(d, name)
+            if os.path.exists(path):
+                expect(seed not in open(path).read(), "%s/%s does not hold the seed" % (sid, name))
+            else:
+                expect(False, "%s/%s written" % (sid, name))
+    grades = os.path.join(out, "class", "grades.csv")
+    expect(os.path.exists(grades) and os.path.exists(os.path.join(out, "class", "index.html")),
+           "the class CSV and HTML page are written")
+    if os.path.exists(grades):
+        rows = list(csv.reader(open(grades)))
+        expect(len(rows) == 7, "grades.csv: a header and six rows (%d rows)" % len(rows))
+
+    # Resumable: a second run grades nothing; --only re-grades one.
+    start = time.time()
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    expect(again.returncode == 0 and "0 to grade now" in again.stdout,
+           "a re-run grades nothing (%.1f s)" % (time.time() - start))
+    bad = subprocess.run(cmd + ["--only", "nobody"], capture_output=True, text=True)
+    expect(bad.returncode == 2 and bad.stderr.count("\n") == 1,
+           "--only with an unknown student: one line, exit code 2")
+    print("batch of 6 submissions (labs 01, 02): %.0f s, worker build included" % first)
+    if failures:
+        print("%d expectation(s) failed" % len(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
