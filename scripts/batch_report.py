@@ -1,0 +1,1374 @@
+#!/usr/bin/env python3
+"""The reports of a class graded by `./cudalab batch`: per student and per class.
+
+    python3 scripts/batch_report.py OUT                 # every student, then the class
+    python3 scripts/batch_report.py OUT --student alice # only alice's files (repeatable)
+
+OUT is the batch's output folder, written by the batch driver (scripts/batch.py):
+
+    OUT/batch.json                        {"schema": "cudalab-batch/1", started_at, finished_at,
+                                           gpus, device, total, seed_file}
+    OUT/skeleton.json                     {student file path: sha256 of the skeleton's file}
+    OUT/<seed_file>                       the batch's secret seed (read, never shown or copied)
+    OUT/students/<s>/report.json          the grade report (cudalab-grade-report/1); may be missing
+    OUT/students/<s>/meta.json            {student, files, ignored, error, gpu, worker,
+                                           build_seconds, grade_seconds, compiled}
+
+It writes, for each student, in OUT/students/<s>/ (meant for the student: the seed is withheld,
+and the per-case seeds and CUDALAB_SEED=... in the checks' messages are replaced by [withheld]):
+
+    student-report.json   the report, "seed": null and "seed_withheld": true
+    results.json          Gradescope's autograder format
+    junit.xml             one <testsuite> per lab, one <testcase> per check
+
+and for the class (meant for the instructor), in OUT/class/:
+
+    grades.csv            one row per student: points, per lab, per check, status columns
+    index.html            a static page: the batch, the outliers, plots, a row per student
+    *.png                 the page's plots (matplotlib, Agg)
+
+Then one summary line on stdout. A student whose report is missing or malformed is listed as not
+graded, with the reason; a malformed OUT (or a bad command line) gives one line on stderr and exit
+code 2; a file that cannot be written, exit code 1. Needs Python 3.8+, and matplotlib for the plots
+(Debian: python3-matplotlib; without it the page says so and has no plots). Run by a python3 without
+matplotlib (pyenv, a venv), it runs itself again with /usr/bin/python3 when that one has it.
+"""
+import argparse
+import csv
+import datetime
+import html
+import io
+import json
+import math
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import urllib.parse
+import xml.etree.ElementTree as ET
+
+REPORT_SCHEMA = "cudalab-grade-report/1"
+BATCH_SCHEMA = "cudalab-batch/1"
+STATUSES = ("passed", "partial", "failed", "skipped")
+FAST_RATIO = 0.5  # a ratio below this is far faster than the reference: worth a look
+WITHHELD = "[withheld]"
+STUDENT_FILES = ("student-report.json", "results.json", "junit.xml")
+PLOTS = ("scores", "ratios", "pass-rates")
+SYSTEM_PYTHON = "/usr/bin/python3"  # where Debian's python3-matplotlib is
+
+# Okabe-Ito colours: told apart with every common colour-vision deficiency.
+COLOURS = {"passed": "#009E73", "partial": "#E69F00", "failed": "#D55E00", "skipped": "#BBBBBB"}
+
+
+class BadInput(Exception):
+    """A malformed OUT folder or command line: one line on stderr, exit code 2."""
+
+
+class ReportError(Exception):
+    """A malformed report.json: the student is listed as not graded."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading OUT
+
+
+def read_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def validate_report(r):
+    """Checks the fields this script reads; fills the optional ones. Raises ReportError."""
+    if not isinstance(r, dict):
+        raise ReportError("not a JSON object")
+    if r.get("schema") != REPORT_SCHEMA:
+        raise ReportError(f"schema is not {REPORT_SCHEMA!r}")
+    labs = r.get("labs")
+    if not isinstance(labs, list):
+        raise ReportError("'labs' is not an array")
+    for i, lab in enumerate(labs):
+        where = f"labs[{i}]"
+        if not isinstance(lab, dict):
+            raise ReportError(f"{where} is not an object")
+        if not isinstance(lab.get("lab"), str) or not lab["lab"]:
+            raise ReportError(f"{where}: 'lab' is not a string")
+        if not isinstance(lab.get("checks"), list):
+            raise ReportError(f"{where}: 'checks' is not an array")
+        lab.setdefault("name", "")
+        if not isinstance(lab["name"], str):
+            raise ReportError(f"{where}: 'name' is not a string")
+        names = set()
+        for j, c in enumerate(lab["checks"]):
+            cw = f"{where}.checks[{j}]"
+            if not isinstance(c, dict):
+                raise ReportError(f"{cw} is not an object")
+            if not isinstance(c.get("check"), str):
+                raise ReportError(f"{cw}: 'check' is not a string")
+            if c["check"] in names:
+                raise ReportError(f"{cw}: check {c['check']!r} appears twice in lab {lab['lab']}")
+            names.add(c["check"])
+            for key in ("points", "max"):
+                if not is_number(c.get(key)) or not math.isfinite(c[key]):
+                    raise ReportError(f"{cw}: '{key}' is not a number")
+            if c.get("status") not in STATUSES:
+                raise ReportError(f"{cw}: 'status' is not one of {', '.join(STATUSES)}")
+            for key, kind, default in (("tags", str, ""), ("message", str, ""),
+                                       ("measurements", dict, {})):
+                c.setdefault(key, default)
+                if not isinstance(c[key], kind):
+                    raise ReportError(f"{cw}: '{key}' is not a {kind.__name__}")
+            c.setdefault("seconds", 0)
+            if not is_number(c["seconds"]):
+                raise ReportError(f"{cw}: 'seconds' is not a number")
+        if not is_number(lab.get("points")):
+            lab["points"] = sum(c["points"] for c in lab["checks"])
+        if not is_number(lab.get("max_points")):
+            lab["max_points"] = sum(c["max"] for c in lab["checks"])
+        if not is_number(lab.get("seconds")):
+            lab["seconds"] = sum(c["seconds"] for c in lab["checks"])
+    if not is_number(r.get("points")):
+        r["points"] = sum(lab["points"] for lab in labs)
+    if not is_number(r.get("max_points")):
+        r["max_points"] = sum(lab["max_points"] for lab in labs)
+    device = r.get("device")
+    if device is not None and not (isinstance(device, dict) and isinstance(device.get("name"), str)):
+        raise ReportError("'device' is neither null nor an object with a name")
+    return r
+
+
+def read_meta(path):
+    """(meta, problem): meta is {} when it cannot be read; problem says why (or None)."""
+    if not os.path.exists(path):
+        return {}, "meta.json is missing"
+    try:
+        meta = read_json(path)
+    except (OSError, ValueError) as e:
+        return {}, f"meta.json cannot be read: {e}"
+    if not isinstance(meta, dict):
+        return {}, "meta.json is not a JSON object"
+    problems = []
+    files = meta.get("files")
+    if files is None:
+        meta["files"] = {}
+    elif not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in files.items())):
+        meta["files"] = {}
+        problems.append("its 'files' is not an object of sha256 strings")
+    ignored = meta.get("ignored")
+    if ignored is None:
+        meta["ignored"] = []
+    elif not (isinstance(ignored, list) and all(isinstance(p, str) for p in ignored)):
+        meta["ignored"] = []
+        problems.append("its 'ignored' is not an array of strings")
+    compiled = meta.get("compiled")
+    if compiled is None:
+        meta["compiled"] = {}
+    elif not isinstance(compiled, dict):
+        meta["compiled"] = {}
+        problems.append("its 'compiled' is not an object")
+    if meta.get("error") is not None and not isinstance(meta["error"], str):
+        meta["error"] = str(meta["error"])
+    return meta, ("meta.json: " + "; ".join(problems)) if problems else None
+
+
+class Student:
+    def __init__(self, sid, folder):
+        self.id = sid
+        self.folder = folder
+        self.meta = {}
+        self.meta_problem = None
+        self.report = None  # the validated report, or None when not graded
+        self.not_graded_reason = None
+        self.flags = []  # (kind, text), for the instructor
+        self.fast = []  # (lab, check, ratio, status)
+        self.not_compiled = []
+        self.unchanged = []  # student file paths equal to the skeleton's
+
+    @property
+    def graded(self):
+        return self.report is not None
+
+    @property
+    def error(self):
+        """The driver's error, or why the report could not be used."""
+        if self.not_graded_reason:
+            return self.not_graded_reason
+        return self.meta.get("error") or ""
+
+    def labs(self):
+        return {lab["lab"]: lab for lab in self.report["labs"]} if self.report else {}
+
+
+def load_student(sid, folder):
+    s = Student(sid, folder)
+    s.meta, s.meta_problem = read_meta(os.path.join(folder, "meta.json"))
+    if s.meta_problem:
+        s.flags.append(("meta", s.meta_problem))
+    elif s.meta.get("student") not in (None, sid):
+        s.flags.append(("meta", f"meta.json names student {s.meta.get('student')!r}"))
+    path = os.path.join(folder, "report.json")
+    if not os.path.exists(path):
+        why = s.meta.get("error")
+        s.not_graded_reason = why or "no report.json (and no error recorded in meta.json)"
+        return s
+    try:
+        s.report = validate_report(read_json(path))
+    except (OSError, ValueError, ReportError) as e:
+        why = f"report.json is malformed: {e}"
+        if s.meta.get("error"):
+            why = f"{s.meta['error']} ({why})"
+        s.not_graded_reason = why
+    return s
+
+
+class Batch:
+    def __init__(self, out):
+        self.out = out
+        self.info = {}
+        self.skeleton = None  # None: skeleton.json missing
+        self.seed = None  # the batch's secret seed, as text
+        self.students = []
+        self.warnings = []  # batch-level problems for the page
+        self.partial = False  # only some students were read (--student)
+
+
+def check_type(obj, key, kinds, what):
+    if key in obj and not isinstance(obj[key], kinds):
+        raise BadInput(f"{what}: '{key}' has the wrong type")
+
+
+def load_batch(out, only=None):
+    """The batch in OUT; with `only` (student ids), only those students are read (their own
+    files need nothing of the others'). Raises BadInput."""
+    if not os.path.isdir(out):
+        raise BadInput(f"{out} is not a folder")
+    b = Batch(out)
+    path = os.path.join(out, "batch.json")
+    try:
+        info = read_json(path)
+    except FileNotFoundError:
+        raise BadInput(f"{path} is missing: not a batch output folder") from None
+    except (OSError, ValueError) as e:
+        raise BadInput(f"{path} cannot be read: {e}") from None
+    if not isinstance(info, dict) or info.get("schema") != BATCH_SCHEMA:
+        raise BadInput(f"{path} is not a {BATCH_SCHEMA} file")
+    for key, kinds in (("started_at", str), ("finished_at", (str, type(None))),
+                       ("gpus", list), ("device", (str, type(None))), ("total", int),
+                       ("seed_file", str)):
+        check_type(info, key, kinds, path)
+    b.info = info
+
+    students_dir = os.path.join(out, "students")
+    if not os.path.isdir(students_dir):
+        raise BadInput(f"{students_dir} is missing: not a batch output folder")
+
+    path = os.path.join(out, "skeleton.json")
+    if os.path.exists(path):
+        try:
+            skeleton = read_json(path)
+        except (OSError, ValueError) as e:
+            raise BadInput(f"{path} cannot be read: {e}") from None
+        if not (isinstance(skeleton, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                    for k, v in skeleton.items())):
+            raise BadInput(f"{path} is not an object of sha256 strings")
+        b.skeleton = skeleton
+    else:
+        b.warnings.append("skeleton.json is missing: files equal to the skeleton are not found")
+
+    seed_file = info.get("seed_file", "seed")
+    if seed_file:
+        try:
+            with open(os.path.join(out, seed_file), encoding="utf-8") as f:
+                b.seed = f.read().strip() or None
+        except (OSError, UnicodeDecodeError):
+            b.warnings.append(f"the seed file ({seed_file}) cannot be read: reports are not "
+                              "checked against the batch's seed")
+
+    try:
+        names = sorted(n for n in os.listdir(students_dir)
+                       if os.path.isdir(os.path.join(students_dir, n)))
+    except OSError as e:
+        raise BadInput(f"{students_dir} cannot be listed: {e}") from None
+    if only:
+        missing = [x for x in only if x not in names]
+        if missing:
+            raise BadInput(f"no student {missing[0]!r} in {students_dir}")
+        names = list(dict.fromkeys(only))
+        b.partial = True
+    b.students = [load_student(n, os.path.join(students_dir, n)) for n in names]
+    analyse(b)
+    return b
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis: ratios, thresholds, compile failures, outliers
+
+THRESHOLDS = re.compile(r"full credit at r <= ([0-9.eE+-]+), none at r >= ([0-9.eE+-]+)")
+
+
+def is_perf(check):
+    return "[perf]" in check.get("tags", "")
+
+
+def ratio_of(check):
+    """The check's r, from its measurements (the timed ratio, or the one untimed run's)."""
+    m = check.get("measurements") or {}
+    for key in ("ratio", "ratio_untimed_run"):
+        r = m.get(key)
+        if is_number(r) and math.isfinite(r) and r > 0:
+            return float(r)
+    return None
+
+
+def thresholds_of(check):
+    found = THRESHOLDS.search(check.get("message", ""))
+    if not found:
+        return None
+    try:
+        return float(found.group(1)), float(found.group(2))
+    except ValueError:
+        return None
+
+
+def lab_of_path(path):
+    found = re.search(r"(?:^|/)labs/(\d+)-", path)
+    return found.group(1) if found else None
+
+
+def labs_text(paths):
+    """['labs/08-bfs/bfs.cu', 'labs/09-nbody/nbody.cu'] -> 'labs 08, 09'."""
+    labs = sorted({lab_of_path(p) or p for p in paths})
+    return ("lab " if len(labs) == 1 else "labs ") + ", ".join(labs)
+
+
+def seed_text(report_seed):
+    if report_seed is None:
+        return None
+    if is_number(report_seed):
+        return str(int(report_seed)) if float(report_seed).is_integer() else str(report_seed)
+    return str(report_seed)
+
+
+def analyse(b):
+    for s in b.students:
+        if s.graded:
+            analyse_report(b, s)
+        compiled = s.meta.get("compiled") or {}
+        s.not_compiled = sorted(lab for lab, ok in compiled.items() if ok is False)
+        for lab in s.labs().values():  # the report says so even when meta.json does not
+            if lab["lab"] not in s.not_compiled and any(
+                    c["status"] == "failed" and c["message"].startswith("not graded:")
+                    and "does not compile" in c["message"] for c in lab["checks"]):
+                s.not_compiled.append(lab["lab"])
+        s.not_compiled.sort()
+        ignored = s.meta.get("ignored") or []
+        if ignored:
+            shown = ", ".join(ignored[:3]) + (f" and {len(ignored) - 3} more" if len(ignored) > 3
+                                               else "")
+            s.flags.append(("ignored", f"{len(ignored)} file(s) not taken: {shown}"))
+
+    # Lab files not in the submission (of the labs the batch grades).
+    labs = b.info.get("labs")
+    expected = [p for p in (b.skeleton or {}) if not isinstance(labs, list) or lab_of_path(p) in labs]
+    for s in b.students:
+        files = s.meta.get("files") or {}
+        if files and not s.meta_problem:
+            absent = [p for p in expected if p not in files]
+            if absent:
+                s.flags.append(("missing", "not in the submission: " + labs_text(absent)))
+
+    # (c) files equal to the skeleton's, (b) files equal to another student's.
+    skeleton = b.skeleton or {}
+    by_hash = {}
+    for s in b.students:
+        unchanged = []
+        for path, sha in sorted((s.meta.get("files") or {}).items()):
+            sha = sha.lower()
+            if skeleton.get(path, "").lower() == sha:
+                unchanged.append(path)
+            else:
+                by_hash.setdefault((path, sha), []).append(s.id)
+        s.unchanged = unchanged
+        if unchanged:
+            s.flags.append(("unchanged", "unchanged from the skeleton: " + labs_text(unchanged)))
+    b.duplicates = sorted((path, ids) for (path, _), ids in by_hash.items() if len(ids) > 1)
+    index = {s.id: s for s in b.students}
+    for path, ids in b.duplicates:
+        lab = lab_of_path(path)
+        what = f"lab {lab}" if lab else path
+        for sid in ids:
+            others = ", ".join(o for o in ids if o != sid)
+            index[sid].flags.append(("duplicate", f"{what} file identical to {others}'s"))
+
+    # Thresholds per lab, from the timing lines ("full credit at r <= X, none at r >= Y").
+    seen = {}
+    for s in b.students:
+        for lab in s.labs().values():
+            for c in lab["checks"]:
+                t = thresholds_of(c) if is_perf(c) else None
+                if t:
+                    seen.setdefault(lab["lab"], {}).setdefault(t, 0)
+                    seen[lab["lab"]][t] += 1
+    b.thresholds = {lab: max(counts, key=counts.get) for lab, counts in seen.items()}
+
+
+def analyse_report(b, s):
+    r = s.report
+    for lab in r["labs"]:
+        for c in lab["checks"]:
+            ratio = ratio_of(c) if is_perf(c) else None
+            if ratio is not None and ratio < FAST_RATIO:
+                s.fast.append((lab["lab"], c["check"], ratio, c["status"]))
+    for lab, check, ratio, _ in s.fast:
+        s.flags.append(("fast", f"lab {lab} {check}: r = {ratio:.3g}"))
+    if r.get("device") is None:
+        s.flags.append(("no-gpu", "graded without a GPU: its GPU checks were skipped"))
+    sandbox = r.get("sandbox")
+    if isinstance(sandbox, str) and sandbox.startswith("none"):
+        s.flags.append(("unsandboxed", "graded unsandboxed: " + sandbox))
+    target = r.get("target")
+    if target not in (None, "student"):
+        s.flags.append(("target", f"report of {target!r}, not of the student's files"))
+    mine = seed_text(r.get("seed"))
+    if b.seed is not None and mine is not None and mine != b.seed:
+        s.flags.append(("seed", "graded with another seed than the batch's (a stale report?)"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Per student: the seed withheld
+
+
+def secrets_of(b, s):
+    """The batch's seed and the report's, as text: never in a student's files."""
+    found = {seed_text(b.seed)} | ({seed_text(s.report.get("seed"))} if s.report else set())
+    return sorted(x for x in found if x)
+
+
+def redact(text, secrets):
+    """The text without the seed: CUDALAB_SEED=N, the per-case 'seed N' (derived from the base
+    seed by an invertible mix, so it gives the base seed away) and the seed itself, wherever it
+    stands as a number of its own. A seed of fewer than 4 digits is no secret and is left in
+    other numbers' place."""
+    if not text:
+        return text
+    text = re.sub(r"CUDALAB_SEED\s*=\s*[^\s,;)\]]+", "CUDALAB_SEED=" + WITHHELD, text)
+    text = re.sub(r"(?i)\b(seeds?)(\s*[=:]?\s*)(?:0x[0-9a-f]+|\d+)\b",
+                  lambda m: m.group(1) + m.group(2) + WITHHELD, text)
+    for secret in secrets:
+        forms = [secret]
+        if secret.isdigit():
+            if len(secret) < 4:
+                continue
+            forms.append(format(int(secret), "x"))
+        for form in forms:
+            text = re.sub(r"(?<![0-9A-Za-z])(?:0[xX])?" + re.escape(form) + r"(?![0-9A-Za-z])",
+                          WITHHELD, text, flags=re.IGNORECASE)
+    return text
+
+
+def student_report(b, s):
+    """The report for the student: the seed replaced by null, "seed_withheld": true, messages
+    redacted."""
+    secrets = secrets_of(b, s)
+    out = {}
+    for key, value in s.report.items():
+        if key == "seed":
+            out["seed"] = None
+            out["seed_withheld"] = True
+        elif key == "labs":
+            out["labs"] = [dict(lab, checks=[dict(c, message=redact(c["message"], secrets))
+                                             for c in lab["checks"]]) for lab in value]
+        elif isinstance(value, str):
+            out[key] = redact(value, secrets)
+        else:
+            out[key] = value
+    out.setdefault("seed_withheld", True)
+    out.setdefault("seed", None)
+    return out
+
+
+def class_max_score(b):
+    """The most common max_points of the graded reports (for a student not graded)."""
+    if b.partial:  # read the others' reports now: only a student not graded needs it
+        if not hasattr(b, "all_maxima"):
+            b.all_maxima = []
+            folder = os.path.join(b.out, "students")
+            for name in sorted(os.listdir(folder)):
+                try:
+                    top = read_json(os.path.join(folder, name, "report.json")).get("max_points")
+                except (OSError, ValueError, AttributeError):
+                    continue
+                if is_number(top):
+                    b.all_maxima.append(top)
+        maxima = b.all_maxima
+    else:
+        maxima = [s.report["max_points"] for s in b.students if s.graded]
+    return max(set(maxima), key=maxima.count) if maxima else None
+
+
+def gradescope(b, s, report):
+    """Gradescope's results.json, as the grade command's --gradescope writes it, plus the files
+    of the submission that were not taken."""
+    ignored = s.meta.get("ignored") or []
+    note = ""
+    if ignored:
+        note = ("\nFiles of your submission that were not taken (only the lab files are): "
+                + ", ".join(ignored))
+    if report is None:
+        result = {"score": 0}
+        top = class_max_score(b)
+        if top is not None:
+            result["max_score"] = top
+        result.update({
+            "output": "Your submission could not be graded: " + s.error + note,
+            "visibility": "visible",
+            "tests": [],
+        })
+        return result
+    device = report.get("device")
+    output = ("Graded on " + device["name"] if device else
+              "No GPU found (" + str(report.get("no_device_reason", "")) +
+              "): GPU checks were skipped and earn no points.")
+    tests = []
+    for lab in report["labs"]:
+        for c in lab["checks"]:
+            tests.append({
+                "name": f"Lab {' '.join(filter(None, (lab['lab'], lab['name'])))}: {c['check']}",
+                "score": c["points"],
+                "max_score": c["max"],
+                "status": "passed" if c["status"] in ("passed", "partial") else "failed",
+                "output": "SKIPPED: " + c["message"] if c["status"] == "skipped" else c["message"],
+            })
+    return {"score": report["points"], "max_score": report["max_points"], "output": output + note,
+            "visibility": "visible", "tests": tests}
+
+
+_XML_BAD = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text):
+    """Text XML 1.0 can hold: control characters (a crash's output, colour codes) as \\xNN."""
+    return _XML_BAD.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text or "")
+
+
+def first_line(text):
+    return (text or "").split("\n", 1)[0]
+
+
+def number_text(x, digits=4):
+    """25 -> "25", 12.5 -> "12.5", 1/3 -> "0.3333"."""
+    if x is None:
+        return ""
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def junit(b, s, report):
+    """JUnit XML: one <testsuite> per lab, one <testcase> per check."""
+    root = ET.Element("testsuites", name=xml_text(f"cudalab {s.id}"))
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    if report is None:
+        suite = ET.SubElement(root, "testsuite", name="submission", tests="1", failures="0",
+                              errors="1", skipped="0", time="0")
+        case = ET.SubElement(suite, "testcase", classname="submission", name="grading", time="0")
+        ET.SubElement(case, "error", message=xml_text(first_line(s.error))).text = xml_text(s.error)
+        totals.update(tests=1, errors=1)
+    else:
+        stamp = report.get("generated_at")
+        for lab in report["labs"]:
+            checks = lab["checks"]
+            failures = sum(c["status"] == "failed" for c in checks)
+            skipped = sum(c["status"] == "skipped" for c in checks)
+            attrs = {"name": xml_text(f"lab{lab['lab']} {lab['name']}".strip()),
+                     "tests": str(len(checks)), "failures": str(failures), "errors": "0",
+                     "skipped": str(skipped), "time": f"{lab['seconds']:.3f}"}
+            if isinstance(stamp, str):
+                attrs["timestamp"] = xml_text(stamp.rstrip("Z"))
+            suite = ET.SubElement(root, "testsuite", attrs)
+            props = ET.SubElement(suite, "properties")
+            ET.SubElement(props, "property", name="points", value=number_text(lab["points"]))
+            ET.SubElement(props, "property", name="max_points", value=number_text(lab["max_points"]))
+            for c in checks:
+                case = ET.SubElement(suite, "testcase", classname=f"lab{xml_text(lab['lab'])}",
+                                     name=xml_text(c["check"]), time=f"{c['seconds']:.3f}")
+                message = xml_text(c["message"])
+                if c["status"] == "failed":
+                    ET.SubElement(case, "failure", message=first_line(message) or "failed",
+                                  type="failed").text = message
+                elif c["status"] == "skipped":
+                    ET.SubElement(case, "skipped", message=first_line(message))
+                out = f"{c['status']}: {number_text(c['points'])}/{number_text(c['max'])} points"
+                if message and c["status"] != "failed":
+                    out += "\n" + message
+                ET.SubElement(case, "system-out").text = out
+            totals["tests"] += len(checks)
+            totals["failures"] += failures
+            totals["skipped"] += skipped
+            totals["time"] += lab["seconds"]
+    root.set("tests", str(totals["tests"]))
+    root.set("failures", str(totals["failures"]))
+    root.set("errors", str(totals["errors"]))
+    root.set("skipped", str(totals["skipped"]))
+    root.set("time", f"{totals['time']:.3f}")
+    if hasattr(ET, "indent"):  # Python 3.9+
+        ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=False)
+
+
+def write_file(path, text):
+    """Written whole or not at all (a temporary file renamed over the old one)."""
+    folder = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_student(b, s):
+    report = student_report(b, s) if s.graded else None
+    secrets = secrets_of(b, s)
+    if report is None:  # nothing of an earlier run may stay
+        try:
+            os.unlink(os.path.join(s.folder, "student-report.json"))
+        except FileNotFoundError:
+            pass
+    else:
+        write_file(os.path.join(s.folder, "student-report.json"),
+                   json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    results = gradescope(b, s, report)
+    results["output"] = redact(results["output"], secrets)
+    write_file(os.path.join(s.folder, "results.json"),
+               json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    write_file(os.path.join(s.folder, "junit.xml"),
+               '<?xml version="1.0" encoding="UTF-8"?>\n' + junit(b, s, report) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Per class: the CSV
+
+
+def class_columns(b):
+    """[(lab, name, max, [(check, max), ...])] in lab order, checks in the order reports list
+    them (the first report that has a check places it)."""
+    labs = {}
+    for s in b.students:
+        for lab in s.report["labs"] if s.graded else []:
+            entry = labs.setdefault(lab["lab"], {"name": lab["name"], "max": lab["max_points"],
+                                                 "checks": {}})
+            for c in lab["checks"]:
+                entry["checks"].setdefault(c["check"], c["max"])
+    return [(lab, e["name"], e["max"], list(e["checks"].items()))
+            for lab, e in sorted(labs.items(), key=lambda kv: (len(kv[0]), kv[0]))]
+
+
+def flag_text(s):
+    return "; ".join(f"{kind}: {text}" for kind, text in s.flags)
+
+
+def cell(text):
+    """A text cell a spreadsheet shows as text: one that starts like a formula (=, +, -, @) gets
+    a leading apostrophe (a student id or a file name may come from the student)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def grades_csv(b, columns):
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    head = ["student", "points", "max_points", "percent"]
+    head += [f"lab {lab}" for lab, *_ in columns]
+    head += [f"{lab}: {check}" for lab, _, _, checks in columns for check, _ in checks]
+    head += ["graded", "error", "not_compiled", "flags"]
+    w.writerow(head)
+    for s in b.students:
+        row = [cell(s.id)]
+        labs = s.labs()
+        if s.graded:
+            r = s.report
+            pct = 100.0 * r["points"] / r["max_points"] if r["max_points"] else 0.0
+            row += [number_text(r["points"]), number_text(r["max_points"]), f"{pct:.1f}"]
+        else:
+            row += ["", "", ""]
+        row += [number_text(labs[lab]["points"]) if lab in labs else "" for lab, *_ in columns]
+        for lab, _, _, checks in columns:
+            got = {c["check"]: c for c in labs[lab]["checks"]} if lab in labs else {}
+            row += [number_text(got[check]["points"]) if check in got else ""
+                    for check, _ in checks]
+        row += ["yes" if s.graded else "no", cell(s.error), cell(" ".join(s.not_compiled)),
+                cell(flag_text(s))]
+        w.writerow(row)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# Per class: the plots
+
+
+def load_pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    plt.rcParams.update({
+        "font.size": 9, "axes.titlesize": 10, "axes.titleweight": "bold",
+        "axes.spines.top": False, "axes.spines.right": False, "axes.edgecolor": "#888888",
+        "axes.labelcolor": "#333333", "xtick.color": "#444444", "ytick.color": "#444444",
+        "figure.dpi": 100, "savefig.dpi": 100,
+    })
+    return plt
+
+
+def graded_labs(b):
+    """{lab: [lab objects of the graded students]}"""
+    out = {}
+    for s in b.students:
+        for lab in s.report["labs"] if s.graded else []:
+            out.setdefault(lab["lab"], []).append(lab)
+    return out
+
+
+def plot_scores(plt, b, columns, path):
+    """Small multiples: a histogram of the points per lab, and of the total."""
+    per_lab = graded_labs(b)
+    panels = [(f"{lab} {name}", maximum, [x["points"] for x in per_lab.get(lab, [])])
+              for lab, name, maximum, _ in columns]
+    totals = [s.report["points"] for s in b.students if s.graded]
+    top = class_max_score(b) or 0
+    panels.append(("total", top, totals))
+    ncols = 6 if len(panels) > 8 else 4
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(11.5, 2.0 * nrows + 0.3), sharey=True,
+                             squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (title, maximum, values) in zip(axes.flat, panels):
+        values = list(values)
+        maximum = maximum or max(values + [1])
+        edges = [maximum * i / 10 for i in range(11)]
+        ax.hist([min(max(v, 0), maximum) for v in values], bins=edges,
+                color="#0072B2" if title != "total" else "#333333", edgecolor="white",
+                linewidth=0.6)
+        ax.set_xlim(0, maximum)
+        mean = statistics.mean(values) if values else None
+        ax.set_title(shorten(title, 21), loc="left", fontsize=9)
+        if mean is not None:
+            ax.axvline(mean, color="#D55E00", linewidth=1.2, linestyle="--")
+            ax.set_xlabel(f"points (mean {mean:.0f})", fontsize=8, color="#333333")
+        ax.yaxis.get_major_locator().set_params(integer=True)
+        ax.tick_params(labelsize=7.5)
+        ax.grid(axis="y", color="#e5e5e5", linewidth=0.6)
+        ax.set_axisbelow(True)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("students")
+    fig.tight_layout(h_pad=1.2)
+    save_png(fig, path)
+    plt.close(fig)
+
+
+def save_png(fig, path):
+    """The figure as a PNG of 256 colours (a quarter of the size; flat colours and text show no
+    difference) through Pillow, which matplotlib needs anyway; as matplotlib writes it where
+    that fails."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", facecolor="white")
+    try:
+        from PIL import Image
+        image = Image.open(io.BytesIO(buf.getvalue())).convert("RGB").quantize(256, method=2)  # fast octree
+        buf = io.BytesIO()
+        image.save(buf, format="PNG", optimize=True)
+    except Exception:  # any Pillow trouble: keep matplotlib's own PNG
+        buf.seek(0)
+    data = buf.getvalue()
+    with open(path + ".tmp", "wb") as f:
+        f.write(data)
+    os.replace(path + ".tmp", path)
+
+
+def shorten(text, width):
+    """At most `width` characters, and plain text to matplotlib (a '$' would start mathtext)."""
+    text = text if len(text) <= width else text[:width - 1] + "…"
+    return text.replace("$", r"\$")
+
+
+def plot_pass_rates(plt, b, columns, path):
+    """Per lab, one horizontal bar per check: the share of students passed / partial / failed /
+    skipped. Two columns of labs (one for a few), each lab's panel as tall as its checks; the
+    layout is in inches, so that a label never runs into the other column."""
+    counts = {}
+    for s in b.students:
+        for lab in s.report["labs"] if s.graded else []:
+            for c in lab["checks"]:
+                n = counts.setdefault((lab["lab"], c["check"]), dict.fromkeys(STATUSES, 0))
+                n[c["status"]] += 1
+    labs = [(lab, name, checks) for lab, name, _, checks in columns if checks]
+    if not labs:
+        return False
+    row, title, gap, axis, top_margin = 0.19, 0.30, 0.22, 0.42, 0.42  # inches
+    label_w, bar_w, pct_w, col_gap = 3.05, 2.2, 0.42, 0.25
+
+    def height(group):
+        return sum(len(checks) * row + title for *_, checks in group) + gap * (len(group) - 1)
+
+    # Two columns, in lab order, split where the taller one is shortest.
+    split = len(labs)
+    if sum(len(checks) for *_, checks in labs) > 24 and len(labs) > 1:
+        split = min(range(1, len(labs)), key=lambda k: max(height(labs[:k]), height(labs[k:])))
+    groups = [labs[:split], labs[split:]] if split < len(labs) else [labs]
+    fig_w = len(groups) * (label_w + bar_w + pct_w) + (len(groups) - 1) * col_gap + 0.2
+    fig_h = max(height(g) for g in groups) + axis + top_margin
+    fig = plt.figure(figsize=(fig_w, fig_h))
+    for col, group in enumerate(groups):
+        x0 = 0.1 + col * (label_w + bar_w + pct_w + col_gap) + label_w
+        y = fig_h - top_margin  # the top of the next panel, inches from the bottom
+        for i, (lab, name, checks) in enumerate(group):
+            h = len(checks) * row
+            y -= title
+            ax = fig.add_axes([x0 / fig_w, (y - h) / fig_h, bar_w / fig_w, h / fig_h])
+            y -= h + gap
+            ys = list(range(len(checks)))
+            left = [0.0] * len(checks)
+            for status in STATUSES:
+                shares = []
+                for check, _ in checks:
+                    n = counts.get((lab, check), dict.fromkeys(STATUSES, 0))
+                    seen = sum(n.values())
+                    shares.append(100.0 * n[status] / seen if seen else 0.0)
+                ax.barh(ys, shares, left=left, color=COLOURS[status], height=0.74, linewidth=0)
+                left = [a + b_ for a, b_ in zip(left, shares)]
+            for yi, (check, _) in zip(ys, checks):
+                n = counts.get((lab, check), {})
+                seen = sum(n.values()) if n else 0
+                rate = 100.0 * n.get("passed", 0) / seen if seen else 0
+                ax.text(102, yi, f"{rate:.0f}%", va="center", ha="left", fontsize=7.5,
+                        color="#333333", clip_on=False)
+            ax.set_yticks(ys)
+            ax.set_yticklabels([f"{shorten(check, 50)} ({number_text(mx)})" for check, mx in checks],
+                               fontsize=7.5)
+            ax.set_xlim(0, 100)
+            ax.set_ylim(len(checks) - 0.5, -0.5)
+            ax.text(-label_w / bar_w * 100, -0.6, shorten(f"lab {lab} {name}", 60), ha="left",
+                    va="bottom",
+                    fontsize=9, fontweight="bold", clip_on=False)
+            ax.tick_params(axis="y", length=0, pad=3)
+            ax.set_xticks([0, 25, 50, 75, 100])
+            ax.grid(axis="x", color="white", linewidth=0.6, alpha=0.7)
+            if i == len(group) - 1:
+                ax.set_xlabel("% of graded students", fontsize=8)
+                ax.tick_params(axis="x", labelsize=7.5)
+            else:
+                ax.tick_params(axis="x", length=0)
+                ax.set_xticklabels([])
+            for side in ("left", "top", "right"):
+                ax.spines[side].set_visible(False)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[s]) for s in STATUSES]
+    fig.legend(handles, STATUSES, loc="upper left", ncol=4, frameon=False, fontsize=8.5,
+               bbox_to_anchor=(0.1 / fig_w, 1.0), handlelength=1.2, columnspacing=1.4)
+    save_png(fig, path)
+    plt.close(fig)
+    return True
+
+
+def plot_ratios(plt, b, path):
+    """Per lab, the performance ratios of every [perf] check: a box and the points, log scale,
+    with the lab's r_full and r_zero where the messages give them."""
+    per_lab = {}
+    for s in b.students:
+        for lab in s.report["labs"] if s.graded else []:
+            for c in lab["checks"]:
+                r = ratio_of(c) if is_perf(c) else None
+                if r is not None:
+                    per_lab.setdefault(lab["lab"], []).append((r, c["status"]))
+    if not per_lab:
+        return False
+    labs = sorted(per_lab, key=lambda x: (len(x), x))
+    fig, ax = plt.subplots(figsize=(11, 4.4))
+    jitter = random.Random(0)
+    everything = [r for lab in labs for r, _ in per_lab[lab]]
+    # The box over the dots: with hundreds of students the dots would hide it.
+    ax.boxplot([[r for r, _ in per_lab[lab]] for lab in labs], positions=range(len(labs)),
+               widths=0.55, whis=(5, 95), showfliers=False, patch_artist=True, zorder=4,
+               boxprops={"facecolor": "none", "edgecolor": "#1f3b57", "linewidth": 1.1},
+               medianprops={"color": "#1f3b57", "linewidth": 2.0},
+               whiskerprops={"color": "#1f3b57", "linewidth": 1.0},
+               capprops={"color": "#1f3b57", "linewidth": 1.0})
+    most = max(len(v) for v in per_lab.values())
+    size = 14 if most <= 150 else max(3.0, 14 * math.sqrt(150 / most))
+    alpha = 0.85 if most <= 150 else 0.5
+    for status in ("passed", "partial", "failed"):
+        xs, ys = [], []
+        for i, lab in enumerate(labs):
+            for r, st in per_lab[lab]:
+                if st == status:
+                    xs.append(i + jitter.uniform(-0.17, 0.17))
+                    ys.append(r)
+        if xs:
+            ax.scatter(xs, ys, s=size, color=COLOURS[status], alpha=alpha, zorder=3,
+                       edgecolors="none", label=f"check {status}")
+    marked = False
+    for i, lab in enumerate(labs):
+        t = b.thresholds.get(lab)
+        if t:
+            ax.hlines(t[0], i - 0.38, i + 0.38, colors="#009E73", linestyles="--", linewidth=1.6,
+                      zorder=2, label="r_full: full credit at or below" if not marked else None)
+            ax.hlines(t[1], i - 0.38, i + 0.38, colors="#D55E00", linestyles="-", linewidth=1.6,
+                      zorder=2, label="r_zero: no credit at or above" if not marked else None)
+            everything += list(t)
+            marked = True
+    ax.axhline(FAST_RATIO, color="#CC79A7", linestyle=":", linewidth=1.3, zorder=1,
+               label=f"r = {FAST_RATIO}: far faster than the reference")
+    ax.axhline(1.0, color="#999999", linewidth=0.8, zorder=1)
+    ax.set_yscale("log")
+    low = min(everything + [FAST_RATIO]) / 1.6
+    high = max(everything) * 1.6
+    ax.set_ylim(low, high)
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    ticks = [m * 10 ** e for e in range(-3, 4) for m in (1, 2, 5) if low <= m * 10 ** e <= high]
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xticks(range(len(labs)))
+    ax.set_xticklabels([shorten(f"lab {lab}", 12) + f"\n({len(per_lab[lab])})" for lab in labs])
+    ax.set_xlim(-0.6, len(labs) - 0.4)
+    ax.set_ylabel("r = candidate time / reference time")
+    ax.grid(axis="y", which="major", color="#e5e5e5", linewidth=0.6)
+    ax.set_axisbelow(True)
+    legend = fig.legend(loc="upper center", ncol=3, frameon=False, fontsize=8.5,
+                        bbox_to_anchor=(0.5, 1.0), markerscale=max(1.0, 30 / size) ** 0.5)
+    for handle in legend.legend_handles if hasattr(legend, "legend_handles") else \
+            legend.legendHandles:
+        handle.set_alpha(1)
+    fig.tight_layout(rect=(0, 0, 1, 0.88))
+    save_png(fig, path)
+    plt.close(fig)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Per class: the page
+
+CSS = """
+:root { --ink: #1d2329; --muted: #5d6875; --line: #dde2e7; --soft: #f5f7f9; --accent: #0b5cad; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #fff; color: var(--ink);
+       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+main { max-width: 1220px; margin: 0 auto; padding: 24px 28px 48px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 34px 0 8px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
+h3 { font-size: 15px; margin: 20px 0 6px; }
+p.lead { color: var(--muted); margin: 0 0 18px; }
+p.note { color: var(--muted); margin: 4px 0 10px; }
+a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: underline; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; }
+.card { background: var(--soft); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
+.card .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.card .v { font-size: 20px; font-weight: 600; margin-top: 2px; }
+.card .s { color: var(--muted); font-size: 12px; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 3px 16px; margin: 14px 0 0; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
+.warn { background: #fff4e5; border: 1px solid #f0c36d; border-radius: 6px; padding: 8px 12px; margin: 10px 0; }
+table { border-collapse: collapse; width: 100%; margin: 6px 0 10px; font-size: 13px; }
+th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: var(--soft); font-weight: 600; position: sticky; top: 0; z-index: 1; }
+tbody tr:hover td { background: #f0f6fc; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.lab { text-align: center; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th.lab { text-align: center; white-space: nowrap; }
+th .max { display: block; font-weight: 400; color: var(--muted); font-size: 11px; }
+td.full { background: #e3f4ea; } td.mid { background: #fdf1d8; } td.low { background: #fbe1da; }
+td.none { color: #a0a7ae; }
+td.ng { color: #9a3412; font-style: italic; }
+.bar { display: inline-block; width: 64px; height: 8px; background: #e6e9ec; border-radius: 4px;
+       vertical-align: middle; margin-left: 6px; overflow: hidden; }
+.bar i { display: block; height: 100%; background: #0072B2; }
+.pill { display: inline-block; border-radius: 9px; padding: 0 7px; margin: 1px 3px 2px 0;
+        font-size: 11.5px; line-height: 17px; border: 1px solid transparent; }
+.pill.fast { background: #f6e3ef; border-color: #e2b3cf; color: #7a2357; }
+.pill.duplicate { background: #fde2d8; border-color: #f2b29a; color: #8a2f0b; }
+.pill.unchanged { background: #eceff2; border-color: #cfd6dc; color: #3f4b57; }
+.pill.ignored, .pill.meta, .pill.missing { background: #eef2fb; border-color: #c9d5ee; color: #2d4a80; }
+.pill.no-gpu, .pill.unsandboxed, .pill.seed, .pill.target { background: #fff1cc; border-color: #ecc96a; color: #6b4d00; }
+.pill.nc { background: #fbe1da; border-color: #f0b7a6; color: #8a2f0b; }
+td.who { white-space: nowrap; font-weight: 600; }
+.files { display: block; font-weight: 400; }
+.files a { margin-right: 7px; font-size: 11.5px; }
+td.flags { min-width: 220px; }
+nav { margin: 14px 0 0; font-size: 13px; }
+nav a { margin-right: 14px; }
+figure { margin: 10px 0 18px; }
+figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
+figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; }
+.empty { color: var(--muted); font-style: italic; }
+footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
+"""
+
+
+def esc(x):
+    return html.escape(str(x), quote=True)
+
+
+def anchor(sid):
+    """The id of a student's row (and the fragment that links to it)."""
+    return "s-" + urllib.parse.quote(sid, safe="")
+
+
+def when(text):
+    """'2026-11-26T14:03:00Z' -> datetime, or None."""
+    if not isinstance(text, str):
+        return None
+    try:
+        stamp = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=datetime.timezone.utc)
+
+
+def when_text(text):
+    stamp = when(text)
+    if stamp is None:
+        return esc(text) if text else "—"
+    return esc(stamp.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def duration_text(seconds):
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h} h {m:02d} min" if h else f"{m} min {sec:02d} s" if m else f"{sec} s"
+
+
+def pills(s):
+    out = [f'<span class="pill nc">lab {esc(lab)} does not compile</span>' for lab in s.not_compiled]
+    out += [f'<span class="pill {esc(kind)}">{esc(text)}</span>' for kind, text in s.flags]
+    return "".join(out)
+
+
+def score_stats(b):
+    graded = [s for s in b.students if s.graded]
+    percents = [100.0 * s.report["points"] / s.report["max_points"] if s.report["max_points"] else 0
+                for s in graded]
+    points = [s.report["points"] for s in graded]
+    return graded, points, percents
+
+
+def summary_line(b):
+    graded, points, percents = score_stats(b)
+    text = (f"batch_report: {len(b.students)} students, {len(graded)} graded, "
+            f"{len(b.students) - len(graded)} not graded")
+    if graded:
+        maxima = {s.report["max_points"] for s in graded}
+        if len(maxima) == 1:
+            text += (f", mean score {statistics.mean(points):.1f}/{number_text(maxima.pop())} "
+                     f"({statistics.mean(percents):.1f}%)")
+        else:
+            text += f", mean score {statistics.mean(percents):.1f}% of each one's maximum"
+    return text
+
+
+def files_links(s):
+    base = "../students/" + urllib.parse.quote(s.id) + "/"
+    names = (("student-report.json", "student"), ("results.json", "gradescope"),
+             ("junit.xml", "junit"), ("report.json", "report"), ("meta.json", "meta"))
+    return "".join(f'<a href="{esc(base + n)}">{label}</a>' for n, label in names
+                   if os.path.exists(os.path.join(s.folder, n)))
+
+
+def page(b, columns, plots, plot_note):
+    info = b.info
+    graded, points, percents = score_stats(b)
+    not_graded = [s for s in b.students if not s.graded]
+    top = class_max_score(b)
+    h = []
+    h.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+             f"<title>CUDA Labs: batch of {when_text(info.get('started_at'))}</title>\n"
+             f"<style>{CSS}</style>\n</head>\n<body>\n<main>\n")
+    h.append("<h1>CUDA Labs: class grades</h1>\n")
+    h.append(f"<p class=\"lead\">Batch graded {when_text(info.get('started_at'))}"
+             f" on {esc(info.get('device') or 'no GPU')}. For the instructor: the files "
+             "listed under each student's name (student, gradescope, junit) are the ones to hand "
+             "out.</p>\n")
+
+    # The batch in numbers.
+    cards = [("students", str(len(b.students)),
+              f"of {info['total']} submissions" if isinstance(info.get("total"), int) else ""),
+             ("graded", str(len(graded)), ""),
+             ("not graded", str(len(not_graded)), "see the table below" if not_graded else "")]
+    if graded:
+        median = statistics.median(points)
+        cards.append(("mean score", f"{statistics.mean(percents):.1f}%",
+                      f"median {number_text(round(median, 1))}" +
+                      (f" / {number_text(top)}" if top else "")))
+        cards.append(("full marks", str(sum(p >= 99.95 for p in percents)), ""))
+    flagged = sum(bool(s.flags or s.not_compiled) for s in b.students)
+    cards.append(("flagged", str(flagged), "students with a flag"))
+    h.append('<div class="cards">')
+    for k, v, sub in cards:
+        h.append(f'<div class="card"><div class="k">{esc(k)}</div><div class="v">{esc(v)}</div>'
+                 f'<div class="s">{esc(sub)}</div></div>')
+    h.append("</div>\n")
+
+    facts = []
+    started, finished = when(info.get("started_at")), when(info.get("finished_at"))
+    facts.append(("started", when_text(info.get("started_at"))))
+    if finished:
+        span = f" ({duration_text((finished - started).total_seconds())})" if started else ""
+        facts.append(("finished", when_text(info.get("finished_at")) + esc(span)))
+    else:
+        facts.append(("finished", "not finished (the batch is running, or stopped before the end)"))
+    facts.append(("device", esc(info.get("device") or "none: GPU checks skipped")))
+    gpus = info.get("gpus")
+    if isinstance(gpus, list):
+        facts.append(("GPUs (one worker each)", esc(", ".join(map(str, gpus)) or "none")))
+    build = [s.meta["build_seconds"] for s in b.students if is_number(s.meta.get("build_seconds"))]
+    grade = [s.meta["grade_seconds"] for s in b.students if is_number(s.meta.get("grade_seconds"))]
+    if build or grade:
+        parts = []
+        if build:
+            parts.append(f"build {statistics.median(build):.1f} s")
+        if grade:
+            parts.append(f"grade {statistics.median(grade):.1f} s")
+        facts.append(("per submission (median)", esc(", ".join(parts))))
+    sandboxes = sorted({s.report.get("sandbox") for s in graded if isinstance(s.report.get("sandbox"), str)})
+    if sandboxes:
+        facts.append(("sandbox", "<br>".join(esc(x) for x in sandboxes)))
+    facts.append(("seed", "secret: kept in the batch's "
+                  + esc(info.get("seed_file") or "seed") + " file, not shown here, withheld "
+                  "from every student file"))
+    h.append('<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
+             + "</dl>\n")
+    h.append('<nav><a href="#outliers">Outliers</a><a href="#plots">Plots</a>'
+             '<a href="#students">Students</a><a href="grades.csv">grades.csv</a></nav>\n')
+    for w in b.warnings:
+        h.append(f'<div class="warn">{esc(w)}</div>\n')
+    no_gpu = sum(1 for s in graded if s.report.get("device") is None)
+    if no_gpu:
+        h.append(f'<div class="warn">{no_gpu} report(s) were graded without a GPU: their GPU '
+                 "checks were skipped and earned nothing. Grade them again on a GPU machine.</div>\n")
+    unsandboxed = sum(1 for s in b.students if any(k == "unsandboxed" for k, _ in s.flags))
+    if unsandboxed:
+        h.append(f'<div class="warn">{unsandboxed} report(s) were graded unsandboxed: the '
+                 "student's code could reach everything the grading user can.</div>\n")
+
+    # Outliers first: they need a person.
+    h.append("<h2 id=\"outliers\">Outliers</h2>\n")
+    h.append("<h3>Far faster than the reference (r &lt; "
+             f"{FAST_RATIO}): worth a look</h3>\n")
+    fast = [(s, *f) for s in b.students for f in s.fast]
+    if fast:
+        h.append("<table><thead><tr><th>student</th><th>lab</th><th>check</th>"
+                 "<th class=\"n\">r</th><th>status</th></tr></thead><tbody>\n")
+        for s, lab, check, ratio, status in sorted(fast, key=lambda x: x[3]):
+            h.append(f"<tr><td><a href=\"#{anchor(s.id)}\">{esc(s.id)}</a></td><td>{esc(lab)}</td>"
+                     f"<td>{esc(check)}</td><td class=\"n\">{ratio:.3g}</td>"
+                     f"<td>{esc(status)}</td></tr>\n")
+        h.append("</tbody></table>\n")
+    else:
+        h.append('<p class="empty">None.</p>\n')
+    h.append("<h3>Identical files (same sha256, other than the skeleton's)</h3>\n")
+    if b.duplicates:
+        h.append("<table><thead><tr><th>file</th><th>students with the same file</th></tr>"
+                 "</thead><tbody>\n")
+        for path, ids in b.duplicates:
+            who = ", ".join(f'<a href="#{anchor(i)}">{esc(i)}</a>' for i in ids)
+            h.append(f"<tr><td><code>{esc(path)}</code></td><td>{who}</td></tr>\n")
+        h.append("</tbody></table>\n")
+    else:
+        h.append('<p class="empty">None.</p>\n')
+    h.append("<h3>Files equal to the skeleton (unchanged)</h3>\n")
+    unchanged = [s for s in b.students if s.unchanged]
+    if b.skeleton is None:
+        h.append('<p class="empty">Not known: skeleton.json is missing.</p>\n')
+    elif unchanged:
+        h.append("<table><thead><tr><th>student</th><th>unchanged (the sha256 of the skeleton's "
+                 "file)</th></tr></thead><tbody>\n")
+        for s in unchanged:
+            files = esc(labs_text(s.unchanged))
+            if len(s.unchanged) == len(s.meta.get("files") or {}):
+                files += " (every file: the skeleton itself)"
+            h.append(f"<tr><td><a href=\"#{anchor(s.id)}\">{esc(s.id)}</a></td><td title=\""
+                     f"{esc(' '.join(s.unchanged))}\">{files}</td></tr>\n")
+        h.append("</tbody></table>\n")
+    else:
+        h.append('<p class="empty">None.</p>\n')
+    if not_graded:
+        h.append("<h3>Not graded</h3>\n<table><thead><tr><th>student</th><th>why</th></tr>"
+                 "</thead><tbody>\n")
+        for s in not_graded:
+            h.append(f"<tr><td><a href=\"#{anchor(s.id)}\">{esc(s.id)}</a></td>"
+                     f"<td>{esc(s.error)}</td></tr>\n")
+        h.append("</tbody></table>\n")
+
+    # Plots.
+    h.append("<h2 id=\"plots\">Plots</h2>\n")
+    if plot_note:
+        h.append(f'<p class="empty">{esc(plot_note)}</p>\n')
+    captions = {
+        "scores": ("Points per lab: one histogram per lab and one of the total, over the graded "
+                   "students (10 bins from 0 to the lab's maximum); the dashed line is the mean."),
+        "ratios": ("Performance ratio r of every timed check, per lab (log scale; the number of "
+                   "timed checks under each lab): boxes from the 1st to 3rd quartile, whiskers "
+                   "from the 5th to the 95th percentile, one dot per check. Credit is full at or "
+                   "below r_full and falls linearly to none at r_zero; below 0.5 a submission is "
+                   "more than twice as fast as the reference."),
+        "pass-rates": ("Share of the graded students per check, by status (the check's points in "
+                       "parentheses; the percentage is the share passed)."),
+    }
+    for name, title in (("scores", "Scores"), ("ratios", "Performance ratios"),
+                        ("pass-rates", "Pass rate per check")):
+        if name in plots:
+            h.append(f"<h3>{title}</h3>\n<figure><img src=\"{esc(plots[name])}\" alt=\"{title}\">"
+                     f"<figcaption>{esc(captions[name])}</figcaption></figure>\n")
+        elif not plot_note and name == "ratios":
+            h.append(f"<h3>{title}</h3>\n<p class=\"empty\">No performance ratio: no [perf] check "
+                     "was timed (graded without a GPU, or every submission failed before "
+                     "timing).</p>\n")
+
+    # A row per student.
+    h.append("<h2 id=\"students\">Students</h2>\n")
+    h.append('<p class="note">Points per lab (green: full marks; amber: half or more; red: '
+             'less than half; —: not in the report). Under each name, the files the student gets '
+             '(the report with the seed withheld, Gradescope\'s results.json, JUnit XML), then the '
+             'raw report and the driver\'s meta.json (these two are not for students).</p>\n')
+    h.append("<table><thead><tr><th>student</th><th class=\"n\">total</th>")
+    for lab, name, maximum, _ in columns:
+        h.append(f"<th class=\"lab\" title=\"{esc(name)}\">{esc(lab)}"
+                 f"<span class=\"max\">/{esc(number_text(maximum))}</span></th>")
+    h.append("<th>flags</th></tr></thead><tbody>\n")
+    for s in b.students:
+        h.append(f"<tr id=\"{anchor(s.id)}\"><td class=\"who\">{esc(s.id)}"
+                 f"<span class=\"files\">{files_links(s)}</span></td>")
+        if s.graded:
+            r = s.report
+            pct = 100.0 * r["points"] / r["max_points"] if r["max_points"] else 0
+            h.append(f"<td class=\"n\">{esc(number_text(round(r['points'], 2)))} / "
+                     f"{esc(number_text(r['max_points']))}<span class=\"bar\"><i style=\"width:"
+                     f"{pct:.0f}%\"></i></span></td>")
+            labs = s.labs()
+            for lab, *_ in columns:
+                if lab not in labs:
+                    h.append('<td class="lab none">—</td>')
+                    continue
+                x = labs[lab]
+                f = x["points"] / x["max_points"] if x["max_points"] else 1.0
+                kind = "full" if f >= 0.9995 else "mid" if f >= 0.5 else "low"
+                h.append(f"<td class=\"lab {kind}\">{esc(number_text(round(x['points'], 1)))}</td>")
+        else:
+            h.append('<td class="n">—</td>')
+            h.append(f"<td class=\"ng\" colspan=\"{max(len(columns), 1)}\">not graded: "
+                     f"{esc(s.error)}</td>")
+        h.append(f"<td class=\"flags\">{pills(s)}</td></tr>\n")
+    h.append("</tbody></table>\n")
+    h.append(f"<footer>Made by scripts/batch_report.py from {esc(os.path.abspath(b.out))} "
+             f"on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}. The same "
+             "numbers as a table: <a href=\"grades.csv\">grades.csv</a>.</footer>\n")
+    h.append("</main>\n</body>\n</html>\n")
+    return "".join(h)
+
+
+def write_class(b):
+    folder = os.path.join(b.out, "class")
+    os.makedirs(folder, exist_ok=True)
+    columns = class_columns(b)
+    write_file(os.path.join(folder, "grades.csv"), grades_csv(b, columns))
+    plots, note = {}, None
+    plt = load_pyplot()
+    if plt is None:
+        note = ("No plots: matplotlib cannot be imported by " + sys.executable +
+                " (Debian: apt-get install python3-matplotlib).")
+        print("batch_report: warning: " + note, file=sys.stderr)
+        for name in PLOTS:  # an earlier run's plots would not match the page
+            if os.path.exists(os.path.join(folder, name + ".png")):
+                os.unlink(os.path.join(folder, name + ".png"))
+    elif not any(s.graded for s in b.students):
+        note = "No plots: no student was graded."
+    else:
+        for name, make in (("scores", lambda p: plot_scores(plt, b, columns, p) or True),
+                           ("ratios", lambda p: plot_ratios(plt, b, p)),
+                           ("pass-rates", lambda p: plot_pass_rates(plt, b, columns, p))):
+            path = os.path.join(folder, name + ".png")
+            if make(path):
+                plots[name] = name + ".png"
+            elif os.path.exists(path):
+                os.unlink(path)
+    write_file(os.path.join(folder, "index.html"), page(b, columns, plots, note))
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit code 2
+        raise BadInput(message)
+
+
+def matplotlib_elsewhere():
+    """The system's python3, when this interpreter lacks matplotlib and that one has it (a
+    pyenv or venv python3 first on PATH does not see Debian's python3-matplotlib)."""
+    if os.environ.get("CUDALAB_REPORT_REEXEC") or os.path.realpath(sys.executable) == \
+            os.path.realpath(SYSTEM_PYTHON) or not os.access(SYSTEM_PYTHON, os.X_OK):
+        return None
+    try:
+        import matplotlib  # noqa: F401
+        return None
+    except ImportError:
+        pass
+    import subprocess
+    try:
+        found = subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True,
+                               timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return SYSTEM_PYTHON if found else None
+
+
+def main(argv):
+    parser = Parser(prog="batch_report.py",
+                    description="Per-student and per-class reports of a ./cudalab batch.")
+    parser.add_argument("out", metavar="OUT", help="the batch's output folder")
+    parser.add_argument("--student", action="append", metavar="S",
+                        help="only this student's files (no class report); repeatable")
+    try:
+        args = parser.parse_args(argv)
+        b = load_batch(args.out, args.student)
+        chosen = b.students
+    except BadInput as e:
+        print(f"batch_report.py: error: {e}", file=sys.stderr)
+        return 2
+    if not args.student:
+        other = matplotlib_elsewhere()
+        if other:  # the same run, with plots
+            sys.stdout.flush()
+            os.environ["CUDALAB_REPORT_REEXEC"] = "1"
+            os.execv(other, [other, os.path.abspath(__file__), *argv])
+    try:
+        for s in chosen:
+            write_student(b, s)
+        if args.student:
+            print(f"batch_report: wrote the files of {', '.join(s.id for s in chosen)}")
+            return 0
+        write_class(b)
+    except OSError as e:
+        print(f"batch_report.py: error: cannot write: {e}", file=sys.stderr)
+        return 1
+    print(summary_line(b) + f"; wrote {os.path.join(args.out, 'class', 'index.html')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,497 @@
+#!/usr/bin/env python3
+"""Tests of scripts/batch_report.py on synthetic batch output folders (unittest, no pytest).
+
+    python3 scripts/tests/test_batch_report.py [-v]
+
+CTest runs it as scripts/batch-report. Without matplotlib it prints "SKIPPED: ..." and exits with
+77, which CTest reports as skipped.
+"""
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(os.path.dirname(HERE), "batch_report.py")
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+import batch_fixtures as fx  # noqa: E402
+import batch_report as br  # noqa: E402
+
+SEED = fx.SEED
+STUDENT_OUTPUTS = ("student-report.json", "results.json", "junit.xml")
+ODD_ID = "zoe <o'neil> & co"  # an id that must be escaped in the page and the CSV
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def three_labs():
+    return ["01", "02", "03"]
+
+
+def build_class(out):
+    """The synthetic class of the tests: one student of every kind, three labs."""
+    labs = three_labs()
+    fx.write_batch(out, total=11, labs=labs)
+    own = {sid: fx.own_files(sid, labs) for sid in ("alice", "carol", "grace", "heidi", ODD_ID)}
+
+    # full marks
+    fx.write_student(out, "alice", fx.make_report(labs), fx.meta_of("alice", own["alice"], labs))
+    # the skeleton: its files equal the skeleton's hashes
+    fx.write_student(out, "bob", fx.make_report(labs, outcome=fx.skeleton_outcome),
+                     fx.meta_of("bob", {fx.student_path(x): fx.skeleton_hashes()[fx.student_path(x)]
+                                        for x in labs}, labs))
+
+    # lab 02 does not compile
+    def carol(lab, check, tags, points):
+        return fx.not_compiled(lab, check, tags, points) if lab == "02" else None
+    fx.write_student(out, "carol", fx.make_report(labs, outcome=carol),
+                     fx.meta_of("carol", own["carol"], labs, compiled={"01": True, "02": False,
+                                                                       "03": True}))
+    # no report: the archive could not be read
+    fx.write_student(out, "dave", None, fx.meta_of("dave", {}, labs, compiled={},
+                                                   error="unreadable archive: dave.zip"))
+    # lab 01's file is alice's, lab 03's is not in the submission, extra files were ignored
+    files = fx.own_files("erin", labs)
+    files[fx.student_path("01")] = own["alice"][fx.student_path("01")]
+    del files[fx.student_path("03")]
+    fx.write_student(out, "erin", fx.make_report(labs),
+                     fx.meta_of("erin", files, labs, ignored=["notes.txt", "a.out"]))
+    # a malformed report (cut short), which still holds the seed
+    fx.write_student(out, "frank", None, fx.meta_of("frank", fx.own_files("frank", labs), labs),
+                     raw_report='{"schema": "cudalab-grade-report/1", "seed": %d, "labs": [' % SEED)
+
+    # a ratio far below the reference's
+    def grace(lab, check, tags, points):
+        return fx.perf_check(lab, check, points, 0.12) if lab == "01" and "[perf]" in tags else None
+    fx.write_student(out, "grace", fx.make_report(labs, outcome=grace),
+                     fx.meta_of("grace", own["grace"], labs))
+
+    # failed checks whose messages carry the seeds, XML-special and control characters; a
+    # partial perf check
+    def heidi(lab, check, tags, points):
+        if lab == "01" and check == "random sizes":
+            return {"points": 0, "status": "failed",
+                    "message": fx.wrong_output(lab, check) + "\n<b>&\"quoted\"</b>\x1b[31m\x00"}
+        if lab == "02" and "[perf]" in tags:
+            return fx.perf_check(lab, check, points, 6.25)
+        if lab == "03" and "sanitize" in tags:
+            return {"points": 0, "status": "skipped", "message": "no compute-sanitizer found"}
+        return None
+    fx.write_student(out, "heidi", fx.make_report(labs, outcome=heidi),
+                     fx.meta_of("heidi", own["heidi"], labs))
+
+    # a valid JSON report of the wrong shape
+    bad = fx.make_report(labs)
+    bad["labs"][1]["checks"][2]["status"] = "great"
+    fx.write_student(out, "ivan", bad, fx.meta_of("ivan", fx.own_files("ivan", labs), labs))
+    # no meta.json at all, a report of two labs only
+    fx.write_student(out, "judy", fx.make_report(["01", "03"]), None)
+    # an id with characters HTML must escape
+    fx.write_student(out, ODD_ID, fx.make_report(labs), fx.meta_of(ODD_ID, own[ODD_ID], labs))
+
+
+class ClassReport(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="batch-report-test-")
+        cls.out = os.path.join(cls.tmp, "out")
+        build_class(cls.out)
+        cls.code, cls.stdout, cls.stderr = run(cls.out)
+        with open(os.path.join(cls.out, "class", "grades.csv"), newline="") as f:
+            cls.rows = list(csv.DictReader(f))
+        cls.by_id = {r["student"]: r for r in cls.rows}
+        with open(os.path.join(cls.out, "class", "index.html"), encoding="utf-8") as f:
+            cls.html = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def student_file(self, sid, name):
+        return os.path.join(self.out, "students", sid, name)
+
+    def test_runs_and_summarises(self):
+        self.assertEqual(self.code, 0, self.stderr)
+        self.assertEqual(self.stderr, "")
+        lines = self.stdout.strip().splitlines()
+        self.assertEqual(len(lines), 1)
+        self.assertIn("11 students, 8 graded, 3 not graded", lines[0])
+        self.assertRegex(lines[0], r"mean score [0-9.]+% of each one's maximum")
+
+    def test_csv_rows_and_columns(self):
+        self.assertEqual(len(self.rows), 11)
+        head = list(self.rows[0].keys())
+        self.assertEqual(head[:4], ["student", "points", "max_points", "percent"])
+        self.assertEqual(head[4:7], ["lab 01", "lab 02", "lab 03"])
+        self.assertIn("01: edge cases", head)
+        self.assertIn("02: compute-sanitizer racecheck", head)
+        self.assertIn("03: a mask wider than the constant buffer is refused", head)
+        self.assertEqual(head[-4:], ["graded", "error", "not_compiled", "flags"])
+        # lab 01's columns come before lab 02's, in the report's order
+        self.assertLess(head.index("01: performance vs reference"), head.index("02: edge cases"))
+        self.assertEqual(len(head), len(set(head)))
+
+    def test_csv_full_marks(self):
+        alice = self.by_id["alice"]
+        self.assertEqual((alice["points"], alice["max_points"], alice["percent"]),
+                         ("300", "300", "100.0"))
+        self.assertEqual(alice["lab 01"], "100")
+        self.assertEqual(alice["01: random sizes"], "20")
+        self.assertEqual(alice["graded"], "yes")
+        self.assertEqual(alice["error"], "")
+
+    def test_csv_skeleton(self):
+        bob = self.by_id["bob"]
+        self.assertEqual(bob["points"], "0")
+        self.assertIn("unchanged from the skeleton: labs 01, 02, 03", bob["flags"])
+        self.assertNotIn("duplicate", bob["flags"])  # equal to the skeleton is not copying
+
+    def test_csv_not_compiled(self):
+        carol = self.by_id["carol"]
+        self.assertEqual(carol["not_compiled"], "02")
+        self.assertEqual(carol["lab 02"], "0")
+        self.assertEqual(carol["lab 01"], "100")
+
+    def test_csv_not_graded(self):
+        dave = self.by_id["dave"]
+        self.assertEqual(dave["graded"], "no")
+        self.assertEqual(dave["error"], "unreadable archive: dave.zip")
+        self.assertEqual(dave["points"], "")
+        self.assertEqual(dave["lab 01"], "")
+        frank = self.by_id["frank"]
+        self.assertEqual(frank["graded"], "no")
+        self.assertTrue(frank["error"].startswith("report.json is malformed: "), frank["error"])
+        ivan = self.by_id["ivan"]
+        self.assertEqual(ivan["graded"], "no")
+        self.assertIn("labs[1].checks[2]: 'status'", ivan["error"])
+
+    def test_csv_duplicates(self):
+        self.assertIn("duplicate: lab 01 file identical to erin's", self.by_id["alice"]["flags"])
+        self.assertIn("duplicate: lab 01 file identical to alice's", self.by_id["erin"]["flags"])
+        self.assertIn("ignored: 2 file(s) not taken: notes.txt, a.out", self.by_id["erin"]["flags"])
+        self.assertIn("missing: not in the submission: lab 03", self.by_id["erin"]["flags"])
+        self.assertNotIn("missing", self.by_id["alice"]["flags"])  # only the batch's labs count
+        self.assertNotIn("duplicate", self.by_id["grace"]["flags"])
+
+    def test_csv_fast_ratio(self):
+        self.assertIn("fast: lab 01 performance vs reference: r = 0.12", self.by_id["grace"]["flags"])
+        self.assertNotIn("fast", self.by_id["alice"]["flags"])
+
+    def test_csv_partial_and_fewer_labs(self):
+        heidi = self.by_id["heidi"]
+        # r = 6.25 in lab 02 (r_full 3.5, r_zero 9): (9 - 6.25) / 5.5 of 20 points = 10
+        self.assertEqual(heidi["02: performance vs reference"], "10")
+        self.assertEqual(heidi["01: random sizes"], "0")
+        judy = self.by_id["judy"]
+        self.assertEqual(judy["lab 02"], "")
+        self.assertEqual(judy["max_points"], "200")
+        self.assertIn("meta: meta.json is missing", judy["flags"])
+        self.assertEqual(self.by_id[ODD_ID]["points"], "300")
+
+    def test_no_student_file_holds_the_seed(self):
+        derived = str(fx.derive_seed(SEED, 3))
+        for sid in os.listdir(os.path.join(self.out, "students")):
+            for name in STUDENT_OUTPUTS:
+                path = self.student_file(sid, name)
+                if not os.path.exists(path):
+                    continue
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                self.assertNotIn(str(SEED), text, path)
+                self.assertNotIn(derived, text, path)
+                self.assertNotRegex(text, r"CUDALAB_SEED=\d", path)
+                self.assertNotIn(format(SEED, "x"), text.lower(), path)
+        with open(self.student_file("heidi", "student-report.json")) as f:
+            report = json.load(f)
+        self.assertIsNone(report["seed"])
+        self.assertIs(report["seed_withheld"], True)
+        message = report["labs"][0]["checks"][3]["message"]
+        self.assertIn("(seed [withheld] from CUDALAB_SEED=[withheld], width 1234", message)
+
+    def test_student_report_keeps_the_rest(self):
+        with open(self.student_file("alice", "report.json")) as f:
+            raw = json.load(f)
+        with open(self.student_file("alice", "student-report.json")) as f:
+            mine = json.load(f)
+        self.assertEqual(list(mine)[:5], ["schema", "generated_at", "target", "seed",
+                                          "seed_withheld"])
+        raw["seed"] = None
+        mine.pop("seed_withheld")
+        self.assertEqual(raw, mine)
+
+    def test_not_graded_students_get_no_student_report(self):
+        for sid in ("dave", "frank", "ivan"):
+            self.assertFalse(os.path.exists(self.student_file(sid, "student-report.json")), sid)
+
+    def test_gradescope(self):
+        with open(self.student_file("heidi", "results.json")) as f:
+            g = json.load(f)
+        self.assertEqual(g["visibility"], "visible")
+        self.assertEqual(g["output"], "Graded on " + fx.DEVICE)
+        tests = {t["name"]: t for t in g["tests"]}
+        self.assertEqual(len(tests), len(g["tests"]))
+        for t in g["tests"]:
+            self.assertEqual(set(t), {"name", "score", "max_score", "status", "output"})
+            self.assertIn(t["status"], ("passed", "failed"))
+        self.assertAlmostEqual(g["score"], sum(t["score"] for t in g["tests"]))
+        self.assertEqual(g["max_score"], sum(t["max_score"] for t in g["tests"]))
+        failed = tests["Lab 01 conv1d-basic: random sizes"]
+        self.assertEqual((failed["score"], failed["max_score"], failed["status"]), (0, 20, "failed"))
+        self.assertIn("output y is wrong", failed["output"])
+        partial = tests["Lab 02 conv1d-tiled: performance vs reference"]
+        self.assertEqual(partial["status"], "passed")
+        self.assertAlmostEqual(partial["score"], 10)
+        skipped = tests["Lab 03 conv1d-constant: compute-sanitizer memcheck"]
+        self.assertEqual((skipped["status"], skipped["output"]),
+                         ("failed", "SKIPPED: no compute-sanitizer found"))
+
+    def test_gradescope_ignored_files_and_not_graded(self):
+        with open(self.student_file("erin", "results.json")) as f:
+            self.assertIn("not taken (only the lab files are): notes.txt, a.out",
+                          json.load(f)["output"])
+        with open(self.student_file("dave", "results.json")) as f:
+            g = json.load(f)
+        self.assertEqual((g["score"], g["max_score"], g["tests"]), (0, 300, []))
+        self.assertIn("could not be graded: unreadable archive: dave.zip", g["output"])
+
+    def test_junit(self):
+        root = ET.parse(self.student_file("heidi", "junit.xml")).getroot()
+        self.assertEqual(root.tag, "testsuites")
+        suites = root.findall("testsuite")
+        self.assertEqual([s.get("name") for s in suites],
+                         ["lab01 conv1d-basic", "lab02 conv1d-tiled", "lab03 conv1d-constant"])
+        lab01 = suites[0]
+        cases = lab01.findall("testcase")
+        self.assertEqual(int(lab01.get("tests")), len(cases))
+        self.assertEqual(len(cases), 8)
+        self.assertTrue(all(c.get("classname") == "lab01" for c in cases))
+        self.assertEqual(cases[1].get("name"), "course worked example")
+        self.assertEqual(cases[1].get("time"), "1.500")
+        random_sizes = [c for c in cases if c.get("name") == "random sizes"][0]
+        failure = random_sizes.find("failure")
+        self.assertIsNotNone(failure)
+        self.assertIn("output y is wrong", failure.get("message"))
+        self.assertIn('<b>&"quoted"</b>\\x1b[31m\\x00', failure.text)
+        self.assertEqual(lab01.get("failures"), "1")
+        lab03 = suites[2]
+        skipped = [c for c in lab03.findall("testcase") if c.find("skipped") is not None]
+        self.assertEqual([c.get("name") for c in skipped], ["compute-sanitizer memcheck"])
+        self.assertEqual(lab03.get("skipped"), "1")
+        self.assertEqual(root.get("tests"), str(sum(int(s.get("tests")) for s in suites)))
+
+    def test_junit_of_every_student_parses(self):
+        for sid in os.listdir(os.path.join(self.out, "students")):
+            ET.parse(self.student_file(sid, "junit.xml"))
+        root = ET.parse(self.student_file("dave", "junit.xml")).getroot()
+        self.assertEqual(root.find("testsuite/testcase/error").get("message"),
+                         "unreadable archive: dave.zip")
+
+    def test_page(self):
+        page = self.html
+        self.assertNotRegex(page, r"(?i)https?://")
+        self.assertNotIn("<script", page)
+        self.assertNotIn(str(SEED), page)
+        self.assertIn("zoe &lt;o&#x27;neil&gt; &amp; co", page)
+        self.assertNotIn(ODD_ID, page)
+        for src in re.findall(r'<img src="([^"]+)"', page):
+            self.assertTrue(os.path.isfile(os.path.join(self.out, "class", src)), src)
+        self.assertEqual(sorted(re.findall(r'<img src="([^"]+)"', page)),
+                         ["pass-rates.png", "ratios.png", "scores.png"])
+        for sid in ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan",
+                    "judy"):
+            self.assertIn(f'id="s-{sid}"', page)
+        self.assertIn("unreadable archive: dave.zip", page)
+        self.assertIn("NVIDIA H100 80GB HBM3", page)
+        outliers = page[page.index('id="outliers"'):page.index('id="plots"')]
+        self.assertRegex(outliers, r"grace</a></td><td>01</td><td>performance vs reference</td>"
+                                   r"<td class=\"n\">0.12</td>")
+        self.assertIn("<code>labs/01-conv1d-basic/conv1d_basic.cu</code></td><td>"
+                      '<a href="#s-alice">alice</a>, <a href="#s-erin">erin</a>', outliers)
+        self.assertIn("labs 01, 02, 03 (every file: the skeleton itself)", outliers)
+
+    def test_thresholds_read_from_messages(self):
+        b = br.load_batch(self.out)
+        self.assertEqual(b.thresholds, {"01": (3.0, 8.0), "02": (3.5, 9.0), "03": (3.0, 8.0)})
+
+
+class OnlyOneStudent(unittest.TestCase):
+    def test_student_option(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build_class(tmp)
+            code, out, err = run(tmp, "--student", "alice", "--student", "dave")
+            self.assertEqual((code, err), (0, ""))
+            self.assertEqual(out.strip(), "batch_report: wrote the files of alice, dave")
+            self.assertTrue(os.path.exists(os.path.join(tmp, "students", "alice", "junit.xml")))
+            self.assertTrue(os.path.exists(os.path.join(tmp, "students", "dave", "results.json")))
+            self.assertFalse(os.path.exists(os.path.join(tmp, "students", "bob", "junit.xml")))
+            self.assertFalse(os.path.exists(os.path.join(tmp, "class")))
+            with open(os.path.join(tmp, "students", "dave", "results.json")) as f:
+                self.assertEqual(json.load(f)["max_score"], 300)  # from the others' reports
+            code, out, err = run(tmp, "--student", "nobody")
+            self.assertEqual(code, 2)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertIn("no student 'nobody'", err)
+
+
+class MalformedOut(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="batch-report-bad-")
+        fx.write_batch(self.tmp, total=1)
+        fx.write_student(self.tmp, "alice", fx.make_report(["01"]), fx.meta_of("alice", {}))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def expect_usage_error(self, *args, says):
+        code, out, err = run(*args)
+        self.assertEqual(code, 2, (args, out, err))
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertTrue(err.startswith("batch_report.py: error: "), err)
+        self.assertIn(says, err)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "class")))
+
+    def write(self, name, text):
+        with open(os.path.join(self.tmp, name), "w") as f:
+            f.write(text)
+
+    def test_not_a_folder(self):
+        self.expect_usage_error(os.path.join(self.tmp, "nothing"), says="is not a folder")
+
+    def test_no_batch_json(self):
+        os.unlink(os.path.join(self.tmp, "batch.json"))
+        self.expect_usage_error(self.tmp, says="batch.json is missing")
+
+    def test_batch_json_not_json(self):
+        self.write("batch.json", "{not json")
+        self.expect_usage_error(self.tmp, says="batch.json cannot be read")
+
+    def test_batch_json_other_schema(self):
+        self.write("batch.json", json.dumps({"schema": "something/2"}))
+        self.expect_usage_error(self.tmp, says="is not a cudalab-batch/1 file")
+
+    def test_batch_json_wrong_type(self):
+        self.write("batch.json", json.dumps({"schema": "cudalab-batch/1", "total": "many"}))
+        self.expect_usage_error(self.tmp, says="'total' has the wrong type")
+
+    def test_no_students_folder(self):
+        shutil.rmtree(os.path.join(self.tmp, "students"))
+        self.expect_usage_error(self.tmp, says="students is missing")
+
+    def test_skeleton_json_malformed(self):
+        self.write("skeleton.json", "[1, 2]")
+        self.expect_usage_error(self.tmp, says="skeleton.json is not an object")
+
+    def test_no_argument(self):
+        self.expect_usage_error(says="the following arguments are required: OUT")
+
+    def test_unknown_option(self):
+        self.expect_usage_error(self.tmp, "--colour", says="unrecognized arguments: --colour")
+
+    def test_still_fine_without_skeleton_and_seed(self):
+        os.unlink(os.path.join(self.tmp, "skeleton.json"))
+        os.unlink(os.path.join(self.tmp, "seed"))
+        code, out, err = run(self.tmp)
+        self.assertEqual((code, err), (0, ""))
+        with open(os.path.join(self.tmp, "class", "index.html")) as f:
+            self.assertIn("skeleton.json is missing", f.read())
+        with open(os.path.join(self.tmp, "students", "alice", "student-report.json")) as f:
+            self.assertNotIn(str(SEED), f.read())
+
+
+class EdgeCases(unittest.TestCase):
+    def test_empty_class_and_no_gpu(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fx.write_batch(tmp, total=0, device=None)
+            code, out, err = run(tmp)
+            self.assertEqual((code, err), (0, ""))
+            self.assertIn("0 students, 0 graded, 0 not graded", out)
+            with open(os.path.join(tmp, "class", "grades.csv")) as f:
+                self.assertEqual(len(list(csv.reader(f))), 1)
+            # A batch graded without a GPU: every GPU check skipped, no ratio to plot.
+            def skipped(lab, check, tags, points):
+                if "technique" in tags:
+                    return {"points": 0, "status": "skipped", "message": "passes in the PTX"}
+                return {"points": 0, "status": "skipped", "measurements": {},
+                        "message": "no CUDA device (CUDA driver version is insufficient)"}
+            fx.write_student(tmp, "alice", fx.make_report(["01", "02"], device=None,
+                                                          outcome=skipped),
+                             fx.meta_of("alice", {}, ["01", "02"]))
+            code, out, err = run(tmp)
+            self.assertEqual((code, err), (0, ""))
+            with open(os.path.join(tmp, "class", "index.html")) as f:
+                page = f.read()
+            self.assertIn("No performance ratio", page)
+            self.assertIn("graded without a GPU", page)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "class", "ratios.png")))
+            with open(os.path.join(tmp, "students", "alice", "results.json")) as f:
+                self.assertTrue(json.load(f)["output"].startswith("No GPU found (no CUDA device"))
+
+    def test_stale_report_of_another_seed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fx.write_batch(tmp, total=1)
+            fx.write_student(tmp, "alice", fx.make_report(["01"], seed=123456789),
+                             fx.meta_of("alice", {}, ["01"]))
+            self.assertEqual(run(tmp)[0], 0)
+            with open(os.path.join(tmp, "class", "grades.csv")) as f:
+                flags = list(csv.DictReader(f))[0]["flags"]
+            self.assertIn("seed: graded with another seed than the batch's", flags)
+            for name in STUDENT_OUTPUTS:  # both seeds withheld
+                with open(os.path.join(tmp, "students", "alice", name)) as f:
+                    text = f.read()
+                self.assertNotIn("123456789", text)
+                self.assertNotIn(str(SEED), text)
+
+
+class Redaction(unittest.TestCase):
+    def test_forms_of_the_seed(self):
+        secrets = [str(SEED)]
+        self.assertEqual(br.redact(f"CUDALAB_SEED={SEED}, x", secrets), "CUDALAB_SEED=[withheld], x")
+        self.assertEqual(br.redact("case 'a' (seed 42 from CUDALAB_SEED=7, n=3)", []),
+                         "case 'a' (seed [withheld] from CUDALAB_SEED=[withheld], n=3)")
+        self.assertEqual(br.redact(f"value {SEED}.", secrets), "value [withheld].")
+        self.assertEqual(br.redact("Seed: 991, SEED=0x1f", []), "Seed: [withheld], SEED=[withheld]")
+        self.assertEqual(br.redact(f"0x{SEED:x}", secrets), "[withheld]")
+        self.assertEqual(br.redact(f"width {SEED}7", secrets), f"width {SEED}7")  # another number
+        self.assertEqual(br.redact("expected 22, got 0", ["22"]), "expected 22, got 0")
+
+    def test_xml_text(self):
+        self.assertEqual(br.xml_text("a\x00b\x1bc\td\n"), "a\\x00b\\x1bc\td\n")
+
+    def test_csv_cell_is_never_a_formula(self):
+        self.assertEqual([br.cell(x) for x in ("=HYPERLINK(1)", "+1", "@a", "-x", "alice", "")],
+                         ["'=HYPERLINK(1)", "'+1", "'@a", "'-x", "alice", ""])
+
+    def test_plot_labels_are_plain_text(self):
+        self.assertEqual(br.shorten("cost $x$", 40), r"cost \$x\$")
+        self.assertEqual(br.shorten("abcdef", 4), "abc…")
+
+    def test_number_text(self):
+        self.assertEqual([br.number_text(x) for x in (25, 25.0, 12.5, 1 / 3, 0)],
+                         ["25", "25", "12.5", "0.3333", "0"])
+
+
+def matplotlib_missing():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return True
+    return False
+
+
+if __name__ == "__main__":
+    if matplotlib_missing():
+        print(f"SKIPPED: matplotlib cannot be imported by {sys.executable} "
+              "(Debian: apt-get install python3-matplotlib)")
+        sys.exit(77)
+    unittest.main()
