@@ -343,6 +343,15 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   set_credit(credit);
 }
 
+Launch prepared_launch(const std::function<Launch()>& make) {
+  try {
+    return make();
+  } catch (const std::exception& e) {
+    FAIL(std::string("not timed: ") + e.what());
+  }
+  return {};
+}
+
 void check_timing_harness(const Launch& reference, const Workload& work) {
   const Measured m = measure_pair(reference, reference, work, nullptr, 0.0);
   measure("ratio", m.ratio);

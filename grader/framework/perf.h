@@ -99,6 +99,11 @@ std::string implausible_problem(double gbs, double copy_gbs, double gflops, doub
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
                        const Workload& work, const TimedRunChecks& checks = {});
 
+// make() returns a launch after a lab's untimed preparation (a texture made, a mask set); an
+// exception from it fails the check with "not timed: <what>" (e.g. a prepare step that wrote to
+// its const host input).
+Launch prepared_launch(const std::function<Launch()>& make);
+
 // The harness self-check: the reference against itself must give r in [0.9, 1.1].
 void check_timing_harness(const Launch& reference, const Workload& work);
 

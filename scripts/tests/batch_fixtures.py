@@ -15,130 +15,25 @@ import sys
 SEED = 7431985526105329123  # the batch's secret seed in these fixtures
 DEVICE = "NVIDIA H100 80GB HBM3"
 
-# lab: (name, student file, r_full, r_zero, [(check, tags, points)], sanitizer tools, points each)
-LABS = {
-    "01": ("conv1d-basic", "conv1d_basic.cu", 3.0, 8.0, [
-        ("CPU reference reproduces the course example", "correctness", 0),
-        ("course worked example", "correctness", 10), ("edge cases", "correctness", 15),
-        ("random sizes", "correctness", 20),
-        ("float inputs within the error bound", "correctness", 10),
-        ("largest size", "correctness][large", 10), ("performance vs reference", "perf", 25)],
-        ["memcheck"], 10),
-    "02": ("conv1d-tiled", "conv1d_tiled.cu", 3.5, 9.0, [
-        ("kernel reads its input tile from shared memory", "technique", 10),
-        ("course worked example", "correctness", 10), ("edge cases", "correctness", 15),
-        ("random sizes", "correctness", 15),
-        ("float inputs within the error bound", "correctness", 10),
-        ("largest size", "correctness][large", 5), ("performance vs reference", "perf", 20)],
-        ["memcheck", "racecheck", "synccheck"], 5),
-    "03": ("conv1d-constant", "conv1d_constant.cu", 3.0, 8.0, [
-        ("kernel reads the mask from constant memory", "technique", 10),
-        ("course worked example", "correctness", 10), ("edge cases", "correctness", 10),
-        ("random sizes", "correctness", 15),
-        ("float inputs within the error bound", "correctness", 5),
-        ("largest size", "correctness][large", 5),
-        ("a new mask replaces the old one", "correctness", 10),
-        ("a mask wider than the constant buffer is refused", "correctness", 5),
-        ("performance vs reference", "perf", 20)], ["memcheck"], 10),
-    "04": ("conv2d", "conv2d.cu", 8.0, 20.0, [
-        ("kernel stages its input tile in shared memory", "technique", 10),
-        ("course worked example: sharpen gives 89", "correctness", 8),
-        ("every course filter, grayscale and RGB", "correctness", 12),
-        ("image shapes: 1 x 1, 1 x N, N x 1, non-square, partial tiles", "correctness", 12),
-        ("random masks 1 x 1 to 9 x 9", "correctness", 8),
-        ("8-bit output: clamping to [0, 255] and rounding half up", "correctness", 10),
-        ("real photos, 8-bit", "correctness", 5),
-        ("a new mask replaces the old one", "correctness", 3),
-        ("masks of the wrong width are refused", "correctness", 0),
-        ("large RGB image", "correctness][large", 4), ("performance vs reference", "perf", 16)],
-        ["memcheck", "racecheck", "synccheck"], 4),
-    "05": ("conv-texture", "conv_texture.cu", 6.0, 15.0, [
-        ("texture kernels fetch through the texture unit", "technique", 8),
-        ("global kernel reads global memory, not a texture", "technique", 2),
-        ("global convolution of the course signal", "correctness", 10),
-        ("global convolution of random images and masks", "correctness", 6),
-        ("texture convolution of the course signal", "correctness", 10),
-        ("texture convolution of random images and masks", "correctness", 6),
-        ("convolution of the largest size", "correctness][large", 4),
-        ("rotation with wrap addressing", "correctness", 6),
-        ("rotation with clamp addressing", "correctness", 6),
-        ("rotation with border addressing", "correctness", 6),
-        ("rotation with mirror addressing", "correctness", 6),
-        ("texture convolution performance vs reference", "perf", 10),
-        ("global convolution performance vs reference", "perf", 10)], ["memcheck"], 10),
-    "06": ("dynamic-shared", "dynamic_shared.cu", 3.0, 8.0, [
-        ("reverse_kernel uses dynamic shared memory", "technique", 5),
-        ("conv1d_dynamic_kernel uses dynamic shared memory", "technique", 5),
-        ("the built kernels have no static shared memory", "technique", 5),
-        ("reverse of sizes around the block size", "correctness", 10),
-        ("reverse of the largest size", "correctness][large", 5),
-        ("convolution worked example at several tile widths", "correctness", 5),
-        ("convolution edge cases at several tile widths", "correctness", 10),
-        ("convolution random sizes and tile widths", "correctness", 5),
-        ("convolution float inputs within the error bound", "correctness", 5),
-        ("tiles above the default 48 KB limit with the opt-in", "correctness", 5),
-        ("requests beyond the limits are refused", "correctness", 5),
-        ("reverse performance vs reference", "perf", 10),
-        ("convolution performance vs reference", "perf", 10)],
-        ["memcheck", "racecheck", "synccheck"], 5),
-    "07": ("spmv", "spmv.cu", 8.0, 24.0, [
-        ("CSR vector kernel reduces with warp shuffles", "technique", 5),
-        ("COO kernel adds into y with atomics", "technique", 5),
-        ("CSR scalar: every matrix class", "correctness", 9),
-        ("CSR vector: every matrix class", "correctness", 9),
-        ("ELL: every matrix class", "correctness", 9), ("COO: every matrix class", "correctness", 9),
-        ("HYB: every matrix class", "correctness", 9),
-        ("real matrices (r-cran-matrix): every format", "correctness", 5),
-        ("performance vs reference: CSR scalar on 2D Poisson", "perf", 4),
-        ("performance vs reference: CSR vector on 2D Poisson", "perf", 4),
-        ("performance vs reference: ELL on 2D Poisson", "perf", 4),
-        ("performance vs reference: COO on 2D Poisson", "perf", 4),
-        ("performance vs reference: HYB on 2D Poisson", "perf", 4),
-        ("performance vs reference: CSR scalar on power-law rows", "perf", 2),
-        ("performance vs reference: CSR vector on power-law rows", "perf", 3),
-        ("performance vs reference: COO on power-law rows", "perf", 2),
-        ("performance vs reference: HYB on power-law rows", "perf", 3)],
-        ["memcheck", "racecheck"], 5),
-    "08": ("bfs", "bfs.cu", 16.0, 48.0, [
-        ("frontier kernel claims vertices and queue slots with atomics", "technique", 10),
-        ("edge-parallel: course worked example", "correctness", 5),
-        ("edge-parallel: generated graphs", "correctness", 10),
-        ("edge-parallel: chains and a long thin grid", "correctness][large", 5),
-        ("edge-parallel: real graphs", "correctness][large", 5),
-        ("frontier: course worked example", "correctness", 5),
-        ("frontier: generated graphs", "correctness", 10),
-        ("frontier: chains and a long thin grid", "correctness][large", 5),
-        ("frontier: self-loops and repeated neighbours in the CSR", "correctness", 5),
-        ("frontier: real graphs", "correctness][large", 5),
-        ("direction-optimising (stretch): every graph", "correctness", 0),
-        ("edge-parallel: performance vs reference", "perf", 10),
-        ("frontier: performance vs reference", "perf", 15)], ["memcheck", "racecheck"], 5),
-    "09": ("nbody", "nbody.cu", 5.0, 15.0, [
-        ("tiled kernel stages source bodies in shared memory", "technique", 10),
-        ("naive kernel: accelerations vs CPU reference", "correctness", 10),
-        ("tiled kernel: accelerations vs CPU reference", "correctness", 15),
-        ("N = 1 and coincident bodies stay finite", "correctness", 10),
-        ("tiled kernel: the largest size, sampled", "correctness][large", 5),
-        ("one leapfrog step vs CPU reference", "correctness", 10),
-        ("momentum conserved over 200 steps", "correctness][large", 5),
-        ("energy drift bounded over 200 steps", "correctness][large", 5),
-        ("performance vs reference", "perf", 15)], ["memcheck", "racecheck", "synccheck"], 5),
-    "10": ("cnn-layer", "cnn_layer.cu", 15.0, 45.0, [
-        ("fast kernel uses shared or constant memory", "technique", 10),
-        ("direct kernel: shapes (1 x 1 outputs, odd sizes, C = 1, K = 1 to 7), exact",
-         "correctness", 10),
-        ("direct kernel: random floats, K = 1, 3, 5, 7", "correctness", 5),
-        ("fast kernel: shapes (1 x 1 outputs, odd sizes, C = 1, K = 1 to 7), exact",
-         "correctness", 10),
-        ("fast kernel: random floats, K = 1, 3, 5, 7", "correctness", 5),
-        ("both kernels: the course's layers at a batch of 16", "correctness", 10),
-        ("fast kernel: the course's layers at a batch of 500", "correctness][large", 5),
-        ("Fashion-MNIST test set: the network reaches the reference's accuracy", "correctness",
-         15),
-        ("performance vs reference: course layer 1 (C = 1, M = 12)", "perf", 10),
-        ("performance vs reference: course layer 2 (C = 12, M = 24)", "perf", 10)],
-        ["memcheck", "racecheck"], 5),
-}
+# lab: (name, student file, r_full, r_zero, [(check, tags, points)], sanitizer tools, points each),
+# from batch_fixtures_labs.tsv (the real labs' checks).
+def read_labs(path=os.path.join(os.path.dirname(os.path.abspath(__file__)), "batch_fixtures_labs.tsv")):
+    labs, current = {}, None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if fields[0]:
+                lab, name, file, r_full, r_zero, tools, points = fields
+                current = (name, file, float(r_full), float(r_zero), [], tools.split(","), int(points))
+                labs[lab] = current
+            else:
+                current[4].append((fields[1], fields[2], int(fields[3])))
+    return labs
+
+
+LABS = read_labs()
 
 
 def student_path(lab):

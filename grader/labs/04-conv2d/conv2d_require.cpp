@@ -40,12 +40,7 @@ void grade_conv2d_performance(const Conv2dVariant& candidate, const Conv2dVarian
   // Candidate and reference keep their masks in different namespaces' constant memory, so their
   // runs can interleave. launch() throws when set_mask wrote to its host mask (the message says
   // so) or failed.
-  cudalab::Launch candidate_launch;
-  try {
-    candidate_launch = perf.launch(candidate);
-  } catch (const std::exception& e) {
-    FAIL(std::string("not timed: ") + e.what());
-  }
+  const cudalab::Launch candidate_launch = prepared_launch([&] { return perf.launch(candidate); });
   const cudalab::Launch reference_launch = perf.launch(reference, out_reference.data());
   grade_performance("04", candidate_launch, reference_launch, perf.workload(), checks);
 }

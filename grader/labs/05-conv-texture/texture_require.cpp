@@ -82,12 +82,7 @@ void grade_conv_performance(const std::string& lab, const ConvVariant& candidate
   checks.unchanged = {{"mask", perf.mask.data(), perf.mask.bytes()}};
   // Each variant loads its own texture from the course's signal first (a prepare that writes to
   // its host image fails here).
-  cudalab::Launch c;
-  try {
-    c = perf.launch(candidate);
-  } catch (const std::exception& e) {
-    FAIL(std::string("not timed: ") + e.what());
-  }
+  const cudalab::Launch c = prepared_launch([&] { return perf.launch(candidate); });
   const cudalab::Launch r = perf.launch(reference, out_reference.data());
   grade_performance(lab, c, r, perf.workload(), checks);
 }

@@ -521,12 +521,6 @@ MatrixCase perf_matrix(PerfMatrix m, std::uint64_t seed, int size, bool with_x) 
   return c;
 }
 
-ContextWarmup::ContextWarmup() : thread_([] { (void)cudaFree(nullptr); }) {}
-
-ContextWarmup::~ContextWarmup() {
-  thread_.join();
-}
-
 PerfCase::PerfCase(MatrixCase c, Format format)
     : matrix(std::move(c)),
       device(matrix.a, format, /*timed=*/true),

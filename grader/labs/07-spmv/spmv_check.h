@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cudalab/device_buffer.h"
@@ -123,19 +122,7 @@ std::string run_case(const MatrixCase& c, Format format, const SpmvVariant& v);
 // Runs every case in `format` and FAILs the current check with the first three problems.
 void require_all_pass(const std::vector<MatrixCase>& cases, Format format, const SpmvVariant& v);
 
-// Creates the CUDA context on a thread of its own (cudaFree(nullptr)) while this thread builds
-// the inputs on the host: on an H100 host the context takes ~0.2 s. A CUDA call here meanwhile
-// waits for it (the runtime's primary context is one per process). Joined when destroyed.
-class ContextWarmup {
- public:
-  ContextWarmup();
-  ~ContextWarmup();
-  ContextWarmup(const ContextWarmup&) = delete;
-  ContextWarmup& operator=(const ContextWarmup&) = delete;
-
- private:
-  std::thread thread_;
-};
+using cudalab::grade::ContextWarmup;  // harness.h
 
 // The performance workloads: the 2D Poisson matrix of a 2048 x 2048 grid (4.19 M rows, 20.96 M
 // entries), and power-law rows (2^21 rows and columns, lengths 1 to 4096, about 19 M entries;

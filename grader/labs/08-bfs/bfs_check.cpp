@@ -527,12 +527,6 @@ int perf_source(const GraphCase& g, std::uint64_t seed) {
 
 }  // namespace
 
-ContextWarmup::ContextWarmup() : thread_([] { (void)cudaFree(nullptr); }) {}
-
-ContextWarmup::~ContextWarmup() {
-  thread_.join();
-}
-
 PerfCase::PerfCase(Algo algo_, std::uint64_t seed)
     : algo(algo_),
       graph(perf_graph(algo_, seed)),

@@ -3,44 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <system_error>
-#include <thread>
 
 #include "cudalab/compare.h"
+#include "cudalab/parallel.h"
 
 namespace lab09 {
 
 namespace {
 
-// Calls body(begin, end) on contiguous ranges that cover [0, count), on up to one thread per CPU
-// and 16, each with at least ~1e5 interactions (`work_per_item` x count in all; in this thread
-// alone below 2e5): a thread costs ~20 us to start, 1e5 interactions take ~0.5 ms.
-// Each item's result is computed as in a loop on one thread, so the results do not depend on the
-// number of threads.
-template <typename Body>
-void parallel_ranges(std::size_t count, double work_per_item, Body body) {
-  constexpr double kWorkPerThread = 1e5;
-  const auto wanted =
-      static_cast<std::size_t>(static_cast<double>(count) * work_per_item / kWorkPerThread);
-  const std::size_t threads =
-      std::min<std::size_t>({wanted, count, std::max(1u, std::thread::hardware_concurrency()), 16});
-  if (threads <= 1) {
-    body(std::size_t{0}, count);
-    return;
-  }
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (std::size_t t = 1; t < threads; ++t) {
-    const std::size_t begin = count * t / threads, end = count * (t + 1) / threads;
-    try {
-      pool.emplace_back(body, begin, end);
-    } catch (const std::system_error&) {  // no thread to be had: this one does the range
-      body(begin, end);
-    }
-  }
-  body(std::size_t{0}, count / threads);
-  for (std::thread& t : pool) t.join();
-}
+// At least 1e5 interactions per thread (a thread costs ~20 us to start).
+constexpr double kWorkPerThread = 1e5;
 
 // Uniform double in [0, 1) from the standard-specified mt19937_64: the same on every platform.
 double uniform01(std::mt19937_64& rng) {
@@ -60,23 +32,24 @@ void random_direction(std::mt19937_64& rng, double length, float* out) {
 void accelerations_double(const std::vector<double>& pos, const std::vector<double>& mass,
                           double eps2, std::vector<double>& acc) {
   const std::size_t n = mass.size();
-  parallel_ranges(n, static_cast<double>(n), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      double ax = 0, ay = 0, az = 0;
-      for (std::size_t j = 0; j < n; ++j) {
-        const double dx = pos[3 * j] - pos[3 * i], dy = pos[3 * j + 1] - pos[3 * i + 1],
-                     dz = pos[3 * j + 2] - pos[3 * i + 2];
-        const double s = dx * dx + dy * dy + dz * dz + eps2;
-        const double f = mass[j] / (s * std::sqrt(s));
-        ax += dx * f;
-        ay += dy * f;
-        az += dz * f;
-      }
-      acc[3 * i] = ax;
-      acc[3 * i + 1] = ay;
-      acc[3 * i + 2] = az;
-    }
-  });
+  cudalab::parallel_ranges(
+      n, static_cast<double>(n), kWorkPerThread, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          double ax = 0, ay = 0, az = 0;
+          for (std::size_t j = 0; j < n; ++j) {
+            const double dx = pos[3 * j] - pos[3 * i], dy = pos[3 * j + 1] - pos[3 * i + 1],
+                         dz = pos[3 * j + 2] - pos[3 * i + 2];
+            const double s = dx * dx + dy * dy + dz * dz + eps2;
+            const double f = mass[j] / (s * std::sqrt(s));
+            ax += dx * f;
+            ay += dy * f;
+            az += dz * f;
+          }
+          acc[3 * i] = ax;
+          acc[3 * i + 1] = ay;
+          acc[3 * i + 2] = az;
+        }
+      });
 }
 
 double energy_double(const std::vector<double>& pos, const std::vector<double>& vel,
@@ -85,17 +58,18 @@ double energy_double(const std::vector<double>& pos, const std::vector<double>& 
   // Body i's share of the potential, -sum_{j>i} m_i m_j / r_ij, computed on several threads, then
   // summed in order.
   std::vector<double> share(n);
-  parallel_ranges(n, 0.5 * static_cast<double>(n), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      double p = 0;
-      for (std::size_t j = i + 1; j < n; ++j) {
-        const double dx = pos[3 * j] - pos[3 * i], dy = pos[3 * j + 1] - pos[3 * i + 1],
-                     dz = pos[3 * j + 2] - pos[3 * i + 2];
-        p -= mass[i] * mass[j] / std::sqrt(dx * dx + dy * dy + dz * dz + eps2);
-      }
-      share[i] = p;
-    }
-  });
+  cudalab::parallel_ranges(
+      n, 0.5 * static_cast<double>(n), kWorkPerThread, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          double p = 0;
+          for (std::size_t j = i + 1; j < n; ++j) {
+            const double dx = pos[3 * j] - pos[3 * i], dy = pos[3 * j + 1] - pos[3 * i + 1],
+                         dz = pos[3 * j + 2] - pos[3 * i + 2];
+            p -= mass[i] * mass[j] / std::sqrt(dx * dx + dy * dy + dz * dz + eps2);
+          }
+          share[i] = p;
+        }
+      });
   double kinetic = 0, potential = 0;
   for (std::size_t i = 0; i < n; ++i) {
     kinetic += 0.5 * mass[i] *
@@ -137,26 +111,29 @@ AccReference accelerations_cpu(const std::vector<float>& bodies, double softenin
   const double eps2 = softening * softening;
   r.acc.assign(3 * r.bodies.size(), 0.0);
   r.scale.assign(3 * r.bodies.size(), 0.0);
-  parallel_ranges(r.bodies.size(), static_cast<double>(n), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const std::size_t i = static_cast<std::size_t>(r.bodies[k]);
-      const double xi = bodies[4 * i], yi = bodies[4 * i + 1], zi = bodies[4 * i + 2];
-      double a[3] = {0, 0, 0}, s[3] = {0, 0, 0};
-      for (int j = 0; j < n; ++j) {
-        const double d[3] = {bodies[4 * j] - xi, bodies[4 * j + 1] - yi, bodies[4 * j + 2] - zi};
-        const double q = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2;
-        const double f = bodies[4 * j + 3] / (q * std::sqrt(q));
-        for (int c = 0; c < 3; ++c) {
-          a[c] += d[c] * f;
-          s[c] += std::fabs(d[c] * f);
-        }
-      }
-      for (int c = 0; c < 3; ++c) {
-        r.acc[3 * k + c] = a[c];
-        r.scale[3 * k + c] = s[c];
-      }
-    }
-  });
+  cudalab::parallel_ranges(r.bodies.size(), static_cast<double>(n), kWorkPerThread,
+                           [&](std::size_t begin, std::size_t end) {
+                             for (std::size_t k = begin; k < end; ++k) {
+                               const std::size_t i = static_cast<std::size_t>(r.bodies[k]);
+                               const double xi = bodies[4 * i], yi = bodies[4 * i + 1],
+                                            zi = bodies[4 * i + 2];
+                               double a[3] = {0, 0, 0}, s[3] = {0, 0, 0};
+                               for (int j = 0; j < n; ++j) {
+                                 const double d[3] = {bodies[4 * j] - xi, bodies[4 * j + 1] - yi,
+                                                      bodies[4 * j + 2] - zi};
+                                 const double q = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2;
+                                 const double f = bodies[4 * j + 3] / (q * std::sqrt(q));
+                                 for (int c = 0; c < 3; ++c) {
+                                   a[c] += d[c] * f;
+                                   s[c] += std::fabs(d[c] * f);
+                                 }
+                               }
+                               for (int c = 0; c < 3; ++c) {
+                                 r.acc[3 * k + c] = a[c];
+                                 r.scale[3 * k + c] = s[c];
+                               }
+                             }
+                           });
   return r;
 }
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
 #include <vector>
+
+#include "cudalab/parallel.h"
 
 namespace lab10 {
 
@@ -22,35 +22,8 @@ LayerShape course_layer(int layer, int batch) {
 
 namespace {
 
-// Calls body(begin, end) on contiguous ranges that cover [0, count), on up to one thread per CPU
-// and 16, each with at least ~1e6 multiply-adds (`work_per_item` x count in all; in this thread
-// alone below 2e6): a thread costs ~20 us to start, 1e6 multiply-adds take ~1 ms.
-// Each item's result is computed as in a loop on one thread, so the results do not depend on the
-// number of threads.
-template <typename Body>
-void parallel_ranges(std::size_t count, double work_per_item, Body body) {
-  constexpr double kWorkPerThread = 1e6;
-  const auto wanted =
-      static_cast<std::size_t>(static_cast<double>(count) * work_per_item / kWorkPerThread);
-  const std::size_t threads =
-      std::min<std::size_t>({wanted, count, std::max(1u, std::thread::hardware_concurrency()), 16});
-  if (threads <= 1) {
-    body(std::size_t{0}, count);
-    return;
-  }
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (std::size_t t = 1; t < threads; ++t) {
-    const std::size_t begin = count * t / threads, end = count * (t + 1) / threads;
-    try {
-      pool.emplace_back(body, begin, end);
-    } catch (const std::system_error&) {  // no thread to be had: this one does the range
-      body(begin, end);
-    }
-  }
-  body(std::size_t{0}, count / threads);
-  for (std::thread& t : pool) t.join();
-}
+// At least 1e6 multiply-adds per thread (a thread costs ~20 us to start).
+constexpr double kWorkPerThread = 1e6;
 
 // kind 0: the formula; 1: p and q swapped in k; 2: only channel 0. The images on several threads.
 std::vector<double> conv_variant(const std::vector<float>& x, const std::vector<float>& k,
@@ -62,27 +35,28 @@ std::vector<double> conv_variant(const std::vector<float>& x, const std::vector<
   std::vector<double> y(images * per_image, 0.0);
   const int channels = kind == 2 ? 1 : s.C;
   const double macs_per_image = static_cast<double>(per_image) * channels * K * K;
-  parallel_ranges(images, macs_per_image, [&](std::size_t first, std::size_t last) {
-    for (std::size_t image = first; image < last; ++image) {
-      const std::size_t b = static_cast<std::size_t>(b_begin) + image;
-      for (int m = 0; m < s.M; ++m) {
-        double* ym = &y[image * per_image + static_cast<std::size_t>(m) * ho * wo];
-        for (int c = 0; c < channels; ++c) {
-          const float* xc = &x[(b * s.C + c) * s.H * s.W];
-          const float* kc = &k[(static_cast<std::size_t>(m) * s.C + c) * K * K];
-          for (int p = 0; p < K; ++p)
-            for (int q = 0; q < K; ++q) {
-              const double kv = kind == 1 ? kc[q * K + p] : kc[p * K + q];
-              for (int h = 0; h < ho; ++h) {
-                const float* xr = xc + static_cast<std::size_t>(h + p) * s.W + q;
-                double* yr = ym + static_cast<std::size_t>(h) * wo;
-                for (int w = 0; w < wo; ++w) yr[w] += static_cast<double>(xr[w]) * kv;
-              }
+  cudalab::parallel_ranges(
+      images, macs_per_image, kWorkPerThread, [&](std::size_t first, std::size_t last) {
+        for (std::size_t image = first; image < last; ++image) {
+          const std::size_t b = static_cast<std::size_t>(b_begin) + image;
+          for (int m = 0; m < s.M; ++m) {
+            double* ym = &y[image * per_image + static_cast<std::size_t>(m) * ho * wo];
+            for (int c = 0; c < channels; ++c) {
+              const float* xc = &x[(b * s.C + c) * s.H * s.W];
+              const float* kc = &k[(static_cast<std::size_t>(m) * s.C + c) * K * K];
+              for (int p = 0; p < K; ++p)
+                for (int q = 0; q < K; ++q) {
+                  const double kv = kind == 1 ? kc[q * K + p] : kc[p * K + q];
+                  for (int h = 0; h < ho; ++h) {
+                    const float* xr = xc + static_cast<std::size_t>(h + p) * s.W + q;
+                    double* yr = ym + static_cast<std::size_t>(h) * wo;
+                    for (int w = 0; w < wo; ++w) yr[w] += static_cast<double>(xr[w]) * kv;
+                  }
+                }
             }
+          }
         }
-      }
-    }
-  });
+      });
   return y;
 }
 
