@@ -12,6 +12,9 @@
 #                                   several labs lives in grader/support/<topic> and comes in
 #                                   through LIBRARIES
 #   docs/labs/NN-name.md            the docs page
+# In the student release (scripts/make-release) solutions/ is absent and prebuilt/NN-name/ holds
+# the reference and the solution compiled (reference.o, solution.o, solution_ptx.o: the
+# solution's PTX embedded); variants/ is absent too, and no variant grader or test is made.
 # With PTX, each candidate is also compiled to PTX for the technique checks ([technique] tag).
 # and makes:
 #   labNN-<name>                 the runner (student's code and the reference)
@@ -27,6 +30,52 @@
 # Several implementations in one binary (docs/design.md, section 3): each implementation file is
 # compiled once per role with -DCUDALAB_IMPL=candidate|reference into its own object library;
 # the lab header declares everything inside namespace labNN::CUDALAB_IMPL (common/include/cudalab/impl.h).
+
+# The student release (scripts/make-release) has no solutions/ but prebuilt/: the reference and the
+# solution of each lab compiled by the full repository's build, with prebuilt/prebuilt.cmake saying
+# how (CUDALAB_PREBUILT_CUDA_VERSION, CUDALAB_PREBUILT_SASS: the architectures with machine code,
+# CUDALAB_PREBUILT_PTX: the one with PTX, which newer GPUs compile when they load it).
+if(NOT IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions"
+   AND EXISTS "${PROJECT_SOURCE_DIR}/prebuilt/prebuilt.cmake")
+  include("${PROJECT_SOURCE_DIR}/prebuilt/prebuilt.cmake")
+  string(REGEX MATCH "^[0-9]+" _built_major "${CUDALAB_PREBUILT_CUDA_VERSION}")
+  string(REGEX MATCH "^[0-9]+" _this_major "${CMAKE_CUDA_COMPILER_VERSION}")
+  if(NOT _built_major STREQUAL _this_major)
+    message(WARNING "The reference was compiled with CUDA ${CUDALAB_PREBUILT_CUDA_VERSION}, this "
+                    "toolkit is ${CMAKE_CUDA_COMPILER_VERSION}: if the graders do not link, ask "
+                    "for a release made with CUDA ${_this_major}.x")
+  endif()
+  # A GPU runs machine code of its own major version and an equal or lower minor, or PTX of an
+  # equal or lower version.
+  set(_archs "${CMAKE_CUDA_ARCHITECTURES}")
+  if(_archs STREQUAL "native")
+    set(_archs "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  endif()
+  foreach(_arch IN LISTS _archs)
+    string(REGEX MATCH "^[0-9]+" _arch "${_arch}")
+    if(NOT _arch)
+      continue()
+    endif()
+    set(_runs FALSE)
+    foreach(_sass IN LISTS CUDALAB_PREBUILT_SASS)
+      math(EXPR _sass_major "${_sass} / 10")
+      math(EXPR _arch_major "${_arch} / 10")
+      if(_sass_major EQUAL _arch_major AND NOT _sass GREATER _arch)
+        set(_runs TRUE)
+      endif()
+    endforeach()
+    if(CUDALAB_PREBUILT_PTX AND NOT CUDALAB_PREBUILT_PTX GREATER _arch)
+      set(_runs TRUE)
+    endif()
+    if(NOT _runs)
+      message(WARNING "The prebuilt reference has no code that runs on sm_${_arch} (machine code "
+                      "for ${CUDALAB_PREBUILT_SASS}, PTX for ${CUDALAB_PREBUILT_PTX}): ask for a "
+                      "release made for it")
+    endif()
+  endforeach()
+  message(STATUS "Reference: prebuilt (CUDA ${CUDALAB_PREBUILT_CUDA_VERSION}; sm ${CUDALAB_PREBUILT_SASS}, "
+                 "PTX ${CUDALAB_PREBUILT_PTX})")
+endif()
 
 set_property(GLOBAL PROPERTY CUDALAB_LABS "")
 set_property(GLOBAL PROPERTY CUDALAB_VARIANTS "")
@@ -62,6 +111,18 @@ function(_cudalab_impl_object target source role include_dir)
   cudalab_cuda_options(${target})
 endfunction()
 
+# A prebuilt implementation of the student release (scripts/make-release): an object file compiled
+# by the full repository's build, for the architectures the presets name, imported as an object
+# library so that $<TARGET_OBJECTS:...> takes it as it takes a compiled one.
+function(_cudalab_prebuilt_object target file)
+  if(NOT EXISTS "${file}")
+    message(FATAL_ERROR "missing ${file}: the student release ships the reference compiled, and "
+                        "this file of it is gone (get the release again)")
+  endif()
+  add_library(${target} OBJECT IMPORTED GLOBAL)
+  set_target_properties(${target} PROPERTIES IMPORTED_OBJECTS "${file}")
+endfunction()
+
 # Test labels are paths, one per test: "lab01/solution/correctness", "lab01/variant",
 # "common/host". (catch_discover_tests flattens its PROPERTIES, so a test it discovers can carry
 # only one label.) ctest -L takes a regular expression: -L lab01, -L solution, -L sanitize.
@@ -69,20 +130,28 @@ function(cudalab_discover_tests exe prefix label)
   catch_discover_tests(${exe} TEST_PREFIX "${prefix}" PROPERTIES LABELS "${label}" ${ARGN})
 endfunction()
 
+# Timed checks ([perf], [selfcheck]) run alone: timings must not share the GPU. The others run in
+# parallel with each other (ctest -j; the test presets' jobs).
 function(_cudalab_discover exe prefix label)
   foreach(tag IN LISTS ARGN)
+    set(serial FALSE)
+    if(tag STREQUAL "perf" OR tag STREQUAL "selfcheck")
+      set(serial TRUE)
+    endif()
     catch_discover_tests(${exe}
       TEST_SPEC "[${tag}]"
       TEST_PREFIX "${prefix}"
       PROPERTIES LABELS "${label}/${tag}"
                  SKIP_REGULAR_EXPRESSION "SKIPPED: "
-                 RUN_SERIAL TRUE  # timings must not share the GPU
+                 RUN_SERIAL ${serial}
                  TIMEOUT 300)
   endforeach()
 endfunction()
 
 # A command under compute-sanitizer <tool>, with exact-size allocations (no guard zones, which
-# would absorb out-of-bounds accesses before memcheck could see them):
+# would absorb out-of-bounds accesses before memcheck could see them) and the graders' sanitizer
+# inputs (CUDALAB_SANITIZE=1: the smallest that run every path). Nothing is timed: these run in
+# parallel with other untimed tests.
 #   cudalab_sanitizer_test(<test> <tool> <labels> [CLEAN] COMMAND <program> <args>...)
 # CLEAN: any hazard report fails the test (racecheck reports a missing barrier as a warning with
 # exit code 0). Without a device the program says "no CUDA device", and the test is skipped.
@@ -95,9 +164,8 @@ function(cudalab_sanitizer_test test tool labels)
     add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: compute-sanitizer not found")
   endif()
   set_tests_properties(${test} PROPERTIES LABELS "${labels}"
-    ENVIRONMENT "CUDALAB_GUARD_BYTES=0"
+    ENVIRONMENT "CUDALAB_GUARD_BYTES=0;CUDALAB_SANITIZE=1"
     SKIP_REGULAR_EXPRESSION "no CUDA device;SKIPPED: compute-sanitizer not found"
-    RUN_SERIAL TRUE
     TIMEOUT 600)
   if(ARG_CLEAN)
     set_tests_properties(${test} PROPERTIES
@@ -119,7 +187,18 @@ function(cudalab_add_lab name)
   set(root "${PROJECT_SOURCE_DIR}")
   set(interface_dir "${root}/labs/${name}")
   set(grader_dir "${root}/grader/labs/${name}")
-  foreach(dir "${interface_dir}" "${root}/solutions/${name}" "${grader_dir}")
+  # The student release (./cudalab release) has no solutions/: its reference and solution come
+  # compiled, from prebuilt/NN-name/ (_cudalab_prebuilt_object).
+  set(prebuilt_dir "${root}/prebuilt/${name}")
+  set(prebuilt FALSE)
+  if(NOT IS_DIRECTORY "${root}/solutions/${name}" AND IS_DIRECTORY "${prebuilt_dir}")
+    set(prebuilt TRUE)
+  endif()
+  set(solution_dir "${root}/solutions/${name}")
+  if(prebuilt)
+    set(solution_dir "${prebuilt_dir}")
+  endif()
+  foreach(dir "${interface_dir}" "${solution_dir}" "${grader_dir}")
     if(NOT IS_DIRECTORY "${dir}")
       message(FATAL_ERROR "cudalab_add_lab(${name}): missing folder ${dir}")
     endif()
@@ -127,45 +206,59 @@ function(cudalab_add_lab name)
 
   # Implementations, one object library per role.
   _cudalab_impl_object(${lab}_student "${interface_dir}/${ARG_SOURCE}" candidate "${interface_dir}")
-  _cudalab_impl_object(${lab}_solution "${root}/solutions/${name}/${ARG_SOURCE}" candidate "${interface_dir}")
-  _cudalab_impl_object(${lab}_reference "${root}/solutions/${name}/${ARG_SOURCE}" reference "${interface_dir}")
-  # Variants: the plain answer as it is, each patch applied to its base in the build tree.
-  set(variants_dir "${grader_dir}/variants")
-  if(NOT EXISTS "${variants_dir}/answer.cu")
-    message(FATAL_ERROR "cudalab_add_lab(${name}): missing ${variants_dir}/answer.cu (a plain correct answer)")
+  if(prebuilt)
+    _cudalab_prebuilt_object(${lab}_solution "${prebuilt_dir}/solution.o")
+    _cudalab_prebuilt_object(${lab}_reference "${prebuilt_dir}/reference.o")
+    _cudalab_prebuilt_object(${lab}_solution_embedded_ptx "${prebuilt_dir}/solution_ptx.o")
+  else()
+    _cudalab_impl_object(${lab}_solution "${root}/solutions/${name}/${ARG_SOURCE}" candidate "${interface_dir}")
+    _cudalab_impl_object(${lab}_reference "${root}/solutions/${name}/${ARG_SOURCE}" reference "${interface_dir}")
   endif()
-  _cudalab_impl_object(${lab}_variant_answer "${variants_dir}/answer.cu" candidate "${interface_dir}")
-  set(variants answer)
+  # Variants: the plain answer as it is, each patch applied to its base in the build tree. The
+  # student release has none: no variant graders, no variant tests.
+  set(variants_dir "${grader_dir}/variants")
+  set(variants "")
   set(link_rejected "")
   set(untimed "")
-  file(GLOB patches CONFIGURE_DEPENDS "${variants_dir}/*.patch")
-  foreach(patch IN LISTS patches)
-    get_filename_component(variant "${patch}" NAME)
-    string(REGEX REPLACE "\\.patch$" "" variant "${variant}")
-    if(NOT variant MATCHES "^[a-z0-9]+(-[a-z0-9]+)*$" OR variant STREQUAL "answer")
-      message(FATAL_ERROR "${patch}: a variant's name is lower-case words joined by '-' (not 'answer')")
+  set(with_variants TRUE)
+  if(prebuilt AND NOT IS_DIRECTORY "${variants_dir}")
+    set(with_variants FALSE)
+  endif()
+  if(with_variants)
+    if(NOT EXISTS "${variants_dir}/answer.cu")
+      message(FATAL_ERROR "cudalab_add_lab(${name}): missing ${variants_dir}/answer.cu (a plain correct answer)")
     endif()
-    # Of the header, the build reads Base, Link and Run (cudalab-variant reads the rest); an
-    # edited variant re-runs the configure step, so a change to them is seen.
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${patch}")
-    file(STRINGS "${patch}" header REGEX "^(Base|Link|Run): ")
-    set(base "${variants_dir}/answer.cu")
-    if("${header}" MATCHES "(^|;)Base: skeleton")
-      set(base "${interface_dir}/${ARG_SOURCE}")
-    endif()
-    if("${header}" MATCHES "(^|;)Link: rejected")
-      list(APPEND link_rejected ${variant})
-    endif()
-    # A variant whose Run selects no performance check times nothing: its test may share the GPU.
-    if("${header}" MATCHES "(^|;)Run: ([^;]*)" AND NOT CMAKE_MATCH_2 MATCHES "perf")
-      list(APPEND untimed ${variant})
-    endif()
-    string(REPLACE "-" "_" role "${variant}")
-    set(source "${CMAKE_CURRENT_BINARY_DIR}/variants/${name}/${variant}.cu")
-    cudalab_variant_source("${source}" "${patch}" "${base}")
-    _cudalab_impl_object(${lab}_variant_${role} "${source}" candidate "${interface_dir}")
-    list(APPEND variants ${variant})
-  endforeach()
+    _cudalab_impl_object(${lab}_variant_answer "${variants_dir}/answer.cu" candidate "${interface_dir}")
+    set(variants answer)
+    file(GLOB patches CONFIGURE_DEPENDS "${variants_dir}/*.patch")
+    foreach(patch IN LISTS patches)
+      get_filename_component(variant "${patch}" NAME)
+      string(REGEX REPLACE "\\.patch$" "" variant "${variant}")
+      if(NOT variant MATCHES "^[a-z0-9]+(-[a-z0-9]+)*$" OR variant STREQUAL "answer")
+        message(FATAL_ERROR "${patch}: a variant's name is lower-case words joined by '-' (not 'answer')")
+      endif()
+      # Of the header, the build reads Base, Link and Run (cudalab-variant reads the rest); an
+      # edited variant re-runs the configure step, so a change to them is seen.
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${patch}")
+      file(STRINGS "${patch}" header REGEX "^(Base|Link|Run): ")
+      set(base "${variants_dir}/answer.cu")
+      if("${header}" MATCHES "(^|;)Base: skeleton")
+        set(base "${interface_dir}/${ARG_SOURCE}")
+      endif()
+      if("${header}" MATCHES "(^|;)Link: rejected")
+        list(APPEND link_rejected ${variant})
+      endif()
+      # A variant whose Run selects no performance check times nothing: its test may share the GPU.
+      if("${header}" MATCHES "(^|;)Run: ([^;]*)" AND NOT CMAKE_MATCH_2 MATCHES "perf")
+        list(APPEND untimed ${variant})
+      endif()
+      string(REPLACE "-" "_" role "${variant}")
+      set(source "${CMAKE_CURRENT_BINARY_DIR}/variants/${name}/${variant}.cu")
+      cudalab_variant_source("${source}" "${patch}" "${base}")
+      _cudalab_impl_object(${lab}_variant_${role} "${source}" candidate "${interface_dir}")
+      list(APPEND variants ${variant})
+    endforeach()
+  endif()
 
   # Support code shared by the grader, the runner and the host tests.
   file(GLOB support CONFIGURE_DEPENDS "${grader_dir}/*.cpp" "${grader_dir}/*.cu")
@@ -199,7 +292,13 @@ function(cudalab_add_lab name)
     # the grader. Nothing is read from a file at run time, where the candidate's code could have
     # rewritten it.
     set(info "${CMAKE_CURRENT_BINARY_DIR}/${lab}_${role}_candidate.cpp")
-    if(ARG_PTX)
+    set(embed_ptx ${ARG_PTX})
+    if(prebuilt AND role STREQUAL "solution")
+      # The release: the solution's PTX comes embedded and compiled, as the full repository's
+      # build made it (prebuilt/NN-name/solution_ptx.o).
+      set(info "$<TARGET_OBJECTS:${lab}_solution_embedded_ptx>")
+      set(embed_ptx FALSE)
+    elseif(ARG_PTX)
       set(ptx_archs "")
       set(build_archs "${CMAKE_CUDA_ARCHITECTURES}")
       if(build_archs STREQUAL "native")
@@ -258,7 +357,7 @@ function(cudalab_add_lab name)
     # No symbol table: a candidate that looked the reference up in its own executable (through
     # /proc/self/exe or the program headers) finds nothing to call.
     target_link_options(${exe} PRIVATE "LINKER:--strip-all")
-    if(ARG_PTX)
+    if(embed_ptx)
       add_dependencies(${exe} ${lab}_${role}_ptx)
     endif()
     target_link_libraries(${exe} PRIVATE ${lab}_support cudalab_grader_main)
@@ -329,7 +428,7 @@ function(cudalab_add_lab name)
   endforeach()
 
   # The lab page's "Common mistakes" section must say what the variants' headers say.
-  if(EXISTS "${root}/docs/labs/${name}.md")
+  if(EXISTS "${root}/docs/labs/${name}.md" AND with_variants)
     add_test(NAME ${lab}/host/common-mistakes
              COMMAND cudalab-variant mistakes "${variants_dir}" --page "${root}/docs/labs/${name}.md")
     set_tests_properties(${lab}/host/common-mistakes PROPERTIES LABELS "${lab}/host/docs")
@@ -338,11 +437,19 @@ function(cudalab_add_lab name)
   # CTest entries. The solution must pass everything (and the timing self-check); the student's
   # graders are labelled "student" and left out of the default test preset: a fresh skeleton fails.
   _cudalab_discover(${lab}-grader-solution "${lab}/solution/" "${lab}/solution" ${ARG_TAGS} selfcheck)
-  _cudalab_discover(${lab}-grader-student "${lab}/student/" "${lab}/student" ${ARG_TAGS})
+  # Listing a grader's checks runs it at build time: the batch's workers (CUDALAB_STUDENT_TESTS
+  # OFF) build untrusted files and register no student test, so no student code runs then.
+  if(CUDALAB_STUDENT_TESTS)
+    _cudalab_discover(${lab}-grader-student "${lab}/student/" "${lab}/student" ${ARG_TAGS})
+  endif()
 
   # Sanitizer gate: the correctness checks under compute-sanitizer (but the [large] ones:
   # racecheck on 2^26 elements takes minutes).
-  foreach(role student solution)
+  set(sanitized_roles solution)
+  if(CUDALAB_STUDENT_TESTS)
+    list(PREPEND sanitized_roles student)
+  endif()
+  foreach(role IN LISTS sanitized_roles)
     foreach(tool IN LISTS ARG_SANITIZE)
       cudalab_sanitizer_test(${lab}/${role}/sanitize-${tool} ${tool} "${lab}/${role}/sanitize" CLEAN
         COMMAND $<TARGET_FILE:${lab}-grader-${role}> "[correctness]~[large]")

@@ -2,7 +2,9 @@
 // (csr_to_panels), the reference's extra format for matrices whose columns are scattered. It is
 // not one of the lab's formats: the students do not write it, the grader does not grade it, and
 // the runner's --bench times it next to cuSPARSE (docs/labs/07-spmv.md, "Beyond the course's
-// formats").
+// formats"). Its code is in the reference; this interface sits beside the lab's so that the
+// runner, which calls the reference's, builds in the student release too (where the reference
+// comes compiled).
 //
 // No include guard on purpose (see common/include/cudalab/impl.h); the structs have their own.
 #include <cuda_runtime.h>
