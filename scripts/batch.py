@@ -14,21 +14,29 @@ command (each check in its own sandbox) with the batch's secret seed. What goes 
 submission (a compile error, a crash, a hang, garbage) fails that submission's labs, never the
 batch. A re-run grades only what is not graded yet, or changed since (--only, --failed, --force).
 
+On a Slurm cluster (--slurm) the same happens in a job array: one task per submission, each
+running this script for its one submission (--task-index, the single-machine path), then a
+collector job (--collect) that makes the class reports once every task has ended.
+
 Output (OUT, default batch-out/): seed (the batch's secret seed, mode 0600), batch.json,
 skeleton.json, students/<id>/{report.json, meta.json, build.log, grade.log, student-report.json,
-results.json, junit.xml} and class/{grades.csv, index.html} (scripts/batch_report.py).
+results.json, junit.xml} and class/{grades.csv, index.html} (scripts/batch_report.py); the
+workers' folders in work/ (--work); with --slurm, slurm/{manifest.tsv, jobs.json, *.sbatch, logs/}.
 """
 
 import argparse
 import concurrent.futures
 import datetime
+import fcntl
 import hashlib
 import json
 import os
 import queue
 import re
 import secrets
+import shlex
 import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -42,6 +50,12 @@ ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 MAX_FILE_BYTES = 1 << 20  # a lab file larger than 1 MiB is not a lab file
 MAX_MEMBERS = 10000  # entries looked at in one submission
 SAFE_ID = re.compile(r"[^A-Za-z0-9@._+-]")
+STUDENT_OUTPUTS = ("report.json", "student-report.json", "results.json", "junit.xml")
+# What meta.json says of a submission a Slurm task has not graded (yet): written when the batch
+# is submitted, then when its task starts, so that a task Slurm cancels or kills leaves it.
+NOT_RUN = "not graded: the Slurm task did not run (cancelled, or it could not start)"
+KILLED = ("not graded: the Slurm task ended before grading finished (time limit or node "
+          "failure)")
 
 
 class UsageError(Exception):
@@ -263,34 +277,71 @@ def build_sandbox(tree):
     return p if ok else []
 
 
+def cpus():
+    """The CPUs this process may use (a Slurm task's allocation, not the node's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 2
+
+
+def claim_worker_folder(work):
+    """(folder, lock): the first worker folder of this host in WORK that no running batch or
+    Slurm task holds, WORK/<host>-<n>, held through an flock on WORK/<host>-<n>.lock until the
+    lock file is closed (at the latest when the process ends, killed or not). A folder keeps its
+    build: the next batch or task that takes it rebuilds only what changed."""
+    os.makedirs(work, mode=0o700, exist_ok=True)
+    host = SAFE_ID.sub("_", socket.gethostname().split(".")[0]) or "host"
+    n = 0
+    while True:
+        name = "%s-%d" % (host, n)
+        lock = open(os.path.join(work, name + ".lock"), "a")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return os.path.join(work, name), lock
+        except BlockingIOError:
+            lock.close()
+            n += 1
+
+
 class Worker:
     """A copy of the repository with one build of the framework, graded in one at a time."""
 
-    def __init__(self, index, gpu, out, args, labs):
-        self.index, self.gpu, self.args, self.labs = index, gpu, args, labs
-        self.dir = os.path.join(out, "work", str(index))
+    def __init__(self, folder, gpu, args, labs):
+        self.gpu, self.args, self.labs = gpu, args, labs
+        self.dir = folder
+        self.name = os.path.basename(folder)
         self.tree = os.path.join(self.dir, "tree")
         self.build = os.path.join(self.tree, "build", args.preset)
         self.sandbox = []
 
     def log(self, text):
-        print("[worker %d%s] %s" % (self.index, "" if self.gpu is None else ", GPU " + self.gpu,
+        print("[worker %s%s] %s" % (self.name, "" if self.gpu is None else ", GPU " + self.gpu,
                                     text), flush=True)
 
     def prepare(self):
-        """Copies the tracked files of the repository and builds the framework once."""
-        if not os.path.isdir(self.tree):
-            files = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True,
-                                   check=True).stdout.decode().split("\0")
-            for rel in files:
-                if not rel:
+        """Copies the tracked files of the repository (those changed since, in a folder used
+        before) and builds the framework (only what changed, in a folder used before)."""
+        files = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True,
+                               check=True).stdout.decode().split("\0")
+        built = os.path.isdir(self.build)
+        for rel in files:
+            if not rel:
+                continue
+            src, dst = os.path.join(ROOT, rel), os.path.join(self.tree, rel)
+            if not os.path.isfile(src):
+                continue
+            mine = os.stat(src)
+            try:
+                theirs = os.stat(dst)
+                if (theirs.st_size, int(theirs.st_mtime)) == (mine.st_size, int(mine.st_mtime)):
                     continue
-                src, dst = os.path.join(ROOT, rel), os.path.join(self.tree, rel)
-                if not os.path.isfile(src):
-                    continue
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                shutil.copy2(src, dst)
-        self.log("configuring and building the framework (once)")
+            except FileNotFoundError:
+                pass
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+        self.log("checking the framework's build (made before)" if built else
+                 "configuring and building the framework (once)")
         start = time.time()
         env = dict(os.environ)
         with open(os.path.join(self.dir, "framework-build.log"), "w") as log:
@@ -302,14 +353,14 @@ class Worker:
                                  (["-DCUDALAB_CUDA_ARCHITECTURES=" + arch] if arch else []),
                                  cwd=self.tree, env=env, stdout=log, stderr=subprocess.STDOUT)
             if cfg.returncode != 0:
-                raise RuntimeError("worker %d: configure failed (see %s)" % (self.index, log.name))
+                raise RuntimeError("worker %s: configure failed (see %s)" % (self.name, log.name))
             targets = ["cudalab-grade"] + ["lab%s-grader-solution" % i for i in self.labs]
             b = subprocess.run(["cmake", "--build", "--preset", self.args.preset, "-j",
-                                str(os.cpu_count() or 2), "--target"] + targets,
+                                str(cpus()), "--target"] + targets,
                                cwd=self.tree, env=env, stdout=log, stderr=subprocess.STDOUT)
             if b.returncode != 0:
-                raise RuntimeError("worker %d: the framework does not build (see %s)" %
-                                   (self.index, log.name))
+                raise RuntimeError("worker %s: the framework does not build (see %s)" %
+                                   (self.name, log.name))
         self.sandbox = build_sandbox(self.tree)
         self.log("ready in %.0f s%s" % (time.time() - start,
                                         "" if self.sandbox else " (no bubblewrap: builds unsandboxed)"))
@@ -355,7 +406,7 @@ class Worker:
         start = time.time()
         with open(os.path.join(student_dir, "build.log"), "w") as log:
             cmd = ["cmake", "--build", "--preset", self.args.preset, "-j",
-                   str(os.cpu_count() or 2), "--target"] + targets + ["--", "-k", "0"]
+                   str(cpus()), "--target"] + targets + ["--", "-k", "0"]
             try:
                 subprocess.run(self.sandbox + cmd, cwd=self.tree, stdout=log, stderr=subprocess.STDOUT,
                                timeout=self.args.build_timeout)
@@ -376,6 +427,8 @@ class Worker:
                str(self.args.timeout), "--color", "never", "--sandbox", self.args.sandbox]
         if self.args.jobs:
             cmd += ["--jobs", str(self.args.jobs)]
+        elif cpus() < (os.cpu_count() or 1):  # a Slurm task's CPUs, not the node's
+            cmd += ["--jobs", str(min(cpus(), 8))]
         start = time.time()
         with open(os.path.join(student_dir, "grade.log"), "w") as log:
             try:
@@ -458,45 +511,113 @@ def choose(submissions, out, args, known):
     return chosen
 
 
-def run(args):
-    submissions_dir = os.path.abspath(args.submissions)
-    submissions = list_submissions(submissions_dir)
-    out = os.path.abspath(args.out)
-    if out == submissions_dir or out.startswith(submissions_dir + os.sep):
-        raise UsageError("--out must not be inside the submissions folder")
-    os.makedirs(os.path.join(out, "students"), exist_ok=True)
-    os.chmod(out, 0o700)  # the seed and every student's report: the instructor's eyes only
-    seed_path = os.path.join(out, "seed")
-    if not os.path.exists(seed_path):
-        fd = os.open(seed_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write("%d\n" % secrets.randbelow(2**62))
-    with open(seed_path) as f:
-        seed = int(f.read().strip())
-    known = student_files(ROOT)
-    labs = sorted(known)
-    if args.lab:
-        wanted = [l.strip() for l in args.lab.split(",") if l.strip()]
-        for l in wanted:
-            if l not in known:
-                raise UsageError("--lab: unknown lab '%s' (labs: %s)" % (l, ", ".join(labs)))
-        labs = wanted
-    write_json(os.path.join(out, "skeleton.json"),
-               {rel: sha256(read_file(os.path.join(ROOT, rel))) for rel in known.values()})
+class Batch:
+    """What every mode shares: the submissions, OUT, the seed, the labs, the workers' folder."""
+
+    def __init__(self, args, create=True):
+        """create=False (a dry run) writes nothing: no OUT, no seed (self.seed is then None when
+        the batch has none yet)."""
+        self.submissions_dir = os.path.abspath(args.submissions)
+        self.submissions = list_submissions(self.submissions_dir)
+        self.out = os.path.abspath(args.out)
+        self.work = os.path.abspath(args.work) if args.work else os.path.join(self.out, "work")
+        for name, path in (("--out", self.out), ("--work", self.work)):
+            if path == self.submissions_dir or path.startswith(self.submissions_dir + os.sep):
+                raise UsageError("%s must not be inside the submissions folder" % name)
+        self.known = student_files(ROOT)
+        self.labs = sorted(self.known)
+        if args.lab:
+            wanted = [l.strip() for l in args.lab.split(",") if l.strip()]
+            for l in wanted:
+                if l not in self.known:
+                    raise UsageError("--lab: unknown lab '%s' (labs: %s)" %
+                                     (l, ", ".join(self.labs)))
+            self.labs = wanted
+        seed_path = os.path.join(self.out, "seed")
+        if create:
+            os.makedirs(os.path.join(self.out, "students"), exist_ok=True)
+            # The seed and every student's report: the instructor's eyes only.
+            os.chmod(self.out, 0o700)
+            if not os.path.exists(seed_path):
+                fd = os.open(seed_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "w") as f:
+                    f.write("%d\n" % secrets.randbelow(2**62))
+            write_json(os.path.join(self.out, "skeleton.json"),
+                       {rel: sha256(read_file(os.path.join(ROOT, rel)))
+                        for rel in self.known.values()})
+        self.seed = None
+        if os.path.exists(seed_path):
+            with open(seed_path) as f:
+                self.seed = int(f.read().strip())
+
+    def student_dir(self, sid):
+        return os.path.join(self.out, "students", sid)
+
+    def info(self, gpus, device, graded_now, **more):
+        """batch.json: what the class report says of the batch."""
+        info = {"schema": "cudalab-batch/1", "started_at": now(), "finished_at": None,
+                "gpus": gpus, "device": device, "total": len(self.submissions),
+                "graded_now": graded_now, "seed_file": "seed", "labs": self.labs}
+        info.update(more)
+        return info
+
+
+def clear_outputs(student_dir):
+    """Removes a student's previous results: none may stand for a grade not made."""
+    for name in STUDENT_OUTPUTS:
+        try:
+            os.remove(os.path.join(student_dir, name))
+        except FileNotFoundError:
+            pass
+
+
+def grade_submission(worker, b, item, more=None):
+    """Builds and grades one submission in WORKER, then writes its meta.json and the student's
+    reports; returns the meta. What goes wrong is that submission's error, never the batch's."""
+    sid, entry, files, ignored, error, hashes = item
+    student_dir = b.student_dir(sid)
+    os.makedirs(student_dir, exist_ok=True)
+    clear_outputs(student_dir)
+    meta = {"student": sid, "submission": os.path.basename(entry), "files": hashes,
+            "ignored": ignored, "error": error, "gpu": worker.gpu, "worker": worker.name,
+            "build_seconds": 0.0, "grade_seconds": 0.0, "compiled": {}, "graded_at": now(),
+            "state": "done"}
+    meta.update(more or {})
+    if error is None and not files:
+        meta["error"] = "no lab file found in the submission"
+    if meta["error"] is None:
+        try:
+            build_s, grade_s, compiled = worker.grade(sid, files, student_dir, b.seed)
+            meta.update(build_seconds=round(build_s, 2), grade_seconds=round(grade_s, 2),
+                        compiled=compiled)
+            if not os.path.exists(os.path.join(student_dir, "report.json")):
+                meta["error"] = "the grade command wrote no report (see grade.log)"
+        except Exception as e:  # one submission never stops the batch
+            meta["error"] = "grading error: %s" % e
+    write_json(os.path.join(student_dir, "meta.json"), meta)
+    student_reports(b.out, sid)
+    return meta
+
+
+def run_here(args, b):
+    """Grades the batch on this machine: one worker per GPU."""
+    check_no_live_jobs(b.out)
     detected = detect_gpus()
     gpus = worker_gpus(args.gpus, detected)
-    chosen = choose(submissions, out, args, known)
-    batch = {"schema": "cudalab-batch/1", "started_at": now(), "finished_at": None,
-             "gpus": [g for g in gpus if g is not None], "device": detected[0] if detected else None,
-             "total": len(submissions), "graded_now": len(chosen), "seed_file": "seed",
-             "labs": labs}
-    write_json(os.path.join(out, "batch.json"), batch)
+    chosen = choose(b.submissions, b.out, args, b.known)
+    batch = b.info([g for g in gpus if g is not None], detected[0] if detected else None,
+                   len(chosen))
+    write_json(os.path.join(b.out, "batch.json"), batch)
     print("batch: %d submission(s), %d to grade now, %d worker(s)%s" % (
-        len(submissions), len(chosen), len(gpus),
+        len(b.submissions), len(chosen), len(gpus),
         "" if gpus != [None] else " (no GPU: GPU checks are reported as skipped)"), flush=True)
 
     if chosen:
-        workers = [Worker(i, g, out, args, labs) for i, g in enumerate(gpus[: len(chosen)])]
+        workers, locks = [], []  # the folders' locks, held until the batch ends
+        for gpu in gpus[: len(chosen)]:
+            folder, lock = claim_worker_folder(b.work)
+            locks.append(lock)
+            workers.append(Worker(folder, gpu, args, b.labs))
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
             for f in [pool.submit(w.prepare) for w in workers]:
                 f.result()
@@ -508,43 +629,352 @@ def run(args):
         def work(worker):
             while True:
                 try:
-                    sid, entry, files, ignored, error, hashes = todo.get_nowait()
+                    item = todo.get_nowait()
                 except queue.Empty:
                     return
-                student_dir = os.path.join(out, "students", sid)
-                os.makedirs(student_dir, exist_ok=True)
-                for stale in ("report.json", "student-report.json", "results.json", "junit.xml"):
-                    try:
-                        os.remove(os.path.join(student_dir, stale))
-                    except FileNotFoundError:
-                        pass
-                meta = {"student": sid, "submission": os.path.basename(entry), "files": hashes,
-                        "ignored": ignored, "error": error, "gpu": worker.gpu,
-                        "worker": worker.index, "build_seconds": 0.0, "grade_seconds": 0.0,
-                        "compiled": {}, "graded_at": now()}
-                if error is None and not files:
-                    meta["error"] = "no lab file found in the submission"
-                if meta["error"] is None:
-                    try:
-                        b, g, compiled = worker.grade(sid, files, student_dir, seed)
-                        meta.update(build_seconds=round(b, 2), grade_seconds=round(g, 2),
-                                    compiled=compiled)
-                        if not os.path.exists(os.path.join(student_dir, "report.json")):
-                            meta["error"] = "the grade command wrote no report (see grade.log)"
-                    except Exception as e:  # one submission never stops the batch
-                        meta["error"] = "grading error: %s" % e
-                write_json(os.path.join(student_dir, "meta.json"), meta)
-                student_reports(out, sid)
-                progress.finished(1 if meta["error"] or report_failed(student_dir) else 0, len(workers))
+                meta = grade_submission(worker, b, item)
+                failed = meta["error"] or report_failed(b.student_dir(item[0]))
+                progress.finished(1 if failed else 0, len(workers))
 
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
             for f in [pool.submit(work, w) for w in workers]:
                 f.result()
     batch["finished_at"] = now()
-    write_json(os.path.join(out, "batch.json"), batch)
-    class_reports(out)
-    print("batch: reports in %s (class: %s)" % (out, os.path.join(out, "class", "index.html")))
+    write_json(os.path.join(b.out, "batch.json"), batch)
+    class_reports(b.out)
+    print("batch: reports in %s (class: %s)" % (b.out, os.path.join(b.out, "class", "index.html")))
     return 0
+
+
+# ---- On a Slurm cluster -----------------------------------------------------------------------
+#
+# The batch submits one job array, one task per submission to grade (OUT/slurm/manifest.tsv says
+# which), each task running this script with --task-index: the single-machine path for its one
+# submission, on the GPU Slurm gives it. A collector job (--collect) runs once every task has
+# ended, whatever their end, and makes the class reports.
+
+DEFAULT_MAX_ARRAY_SIZE = 1001  # Slurm's default MaxArraySize
+
+
+def max_array_size(config_text):
+    """MaxArraySize from `scontrol show config` (task indices run from 0 to MaxArraySize - 1)."""
+    m = re.search(r"^MaxArraySize\s*=\s*(\d+)", config_text, re.M)
+    return int(m.group(1)) if m else DEFAULT_MAX_ARRAY_SIZE
+
+
+def split_arrays(count, max_size):
+    """[(first manifest index, tasks)]: COUNT tasks in arrays of at most MAX_SIZE tasks."""
+    if max_size < 1:
+        raise UsageError("the cluster's MaxArraySize is %d: no job array can be submitted" %
+                         max_size)
+    return [(start, min(max_size, count - start)) for start in range(0, count, max_size)]
+
+
+def task_minutes(args):
+    """The time limit of one task: --time, or what the batch's own limits allow a submission
+    (its build and its grade) plus 30 minutes for the worker's framework build on a new node."""
+    if args.time:
+        return args.time
+    return -(-(args.build_timeout + args.submission_timeout) // 60) + 30
+
+
+def write_manifest(path, rows):
+    """rows: [(student, submission's name in SUBMISSIONS)]; line i is task index i."""
+    with open(path + ".partial", "w") as f:
+        f.write("# index\tstudent\tsubmission (in the submissions folder): one Slurm task each\n")
+        for i, (sid, name) in enumerate(rows):
+            f.write("%d\t%s\t%s\n" % (i, sid, name))
+    os.replace(path + ".partial", path)
+
+
+def read_manifest(path):
+    """{index: (student, submission's name)}."""
+    rows = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) != 3 or not fields[0].isdigit():
+                    raise UsageError("%s: malformed line: %r" % (path, line.rstrip("\n")))
+                rows[int(fields[0])] = (fields[1], fields[2])
+    except OSError as e:
+        raise UsageError("cannot read the manifest: %s" % e)
+    return rows
+
+
+def sbatch_script(options, command, note):
+    """A batch script: #SBATCH lines, a comment, the command (a list, or a shell line)."""
+    lines = ["#!/bin/bash"] + ["#SBATCH %s" % o for o in options] + ["# " + note]
+    if not isinstance(command, str):
+        command = " ".join(shlex.quote(a) for a in command)
+    return "\n".join(lines + ["exec " + command]) + "\n"
+
+
+def task_command(args, b):
+    """The command line of a task, but its --task-index: the options that decide a grade."""
+    cmd = [sys.executable, os.path.join(ROOT, "scripts", "batch.py"), b.submissions_dir,
+           "--out", b.out, "--work", b.work, "--lab", ",".join(b.labs),
+           "--timeout", str(args.timeout), "--submission-timeout", str(args.submission_timeout),
+           "--build-timeout", str(args.build_timeout), "--sandbox", args.sandbox,
+           "--data-dir", os.path.abspath(args.data_dir), "--preset", args.preset]
+    return cmd + (["--jobs", str(args.jobs)] if args.jobs else [])
+
+
+def array_script(args, b, number, start, tasks, previous=None):
+    """The sbatch script of job array NUMBER (1, 2, ...): TASKS tasks, for the manifest's lines
+    START to START + TASKS - 1. With --max-parallel, each array waits for the one before
+    (PREVIOUS, its job id), so that K is the limit of the whole batch."""
+    options = ["--job-name=cudalab-batch",
+               "--array=0-%d%s" % (tasks - 1, "%%%d" % args.max_parallel
+                                   if args.max_parallel else ""),
+               "--gres=gpu:1", "--time=%d" % task_minutes(args)]
+    if args.partition:
+        options.append("--partition=%s" % shlex.quote(args.partition))
+    options.append("--output=%s" % shlex.quote(os.path.join(b.out, "slurm", "logs", "%A_%a.out")))
+    if args.max_parallel and previous:
+        options.append("--dependency=afterany:%s" % previous)
+    line = " ".join(shlex.quote(a) for a in task_command(args, b))
+    line += ' --task-index "$((%d + SLURM_ARRAY_TASK_ID))"' % start
+    note = ("CUDA Labs batch (./cudalab batch --slurm): task i grades line %d+i of %s" %
+            (start, os.path.join(b.out, "slurm", "manifest.tsv")))
+    return sbatch_script(options, line, note)
+
+
+def collector_script(args, b, array_ids):
+    """The collector's sbatch script: runs once every task of ARRAY_IDS has ended, however."""
+    options = ["--job-name=cudalab-collect", "--dependency=afterany:%s" % ":".join(array_ids),
+               "--time=30"]
+    if args.partition:
+        options.append("--partition=%s" % shlex.quote(args.partition))
+    options.append("--output=%s" % shlex.quote(
+        os.path.join(b.out, "slurm", "logs", "collect-%j.out")))
+    command = [sys.executable, os.path.join(ROOT, "scripts", "batch.py"), b.submissions_dir,
+               "--out", b.out, "--collect"]
+    return sbatch_script(options, command, "CUDA Labs batch (./cudalab batch --slurm): the "
+                         "class reports, once every task has ended")
+
+
+def slurm_command(argv, what):
+    """The output of a Slurm command; a missing command or a failure is a UsageError."""
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    except FileNotFoundError:
+        raise UsageError("--slurm: %s not found: run this on a machine of the Slurm cluster "
+                         "(a login node)" % argv[0])
+    except subprocess.TimeoutExpired:
+        raise UsageError("--slurm: %s did not answer in 120 s" % argv[0])
+    if r.returncode != 0:
+        why = (r.stderr.strip().splitlines() or ["exit code %d" % r.returncode])[-1]
+        raise UsageError("--slurm: %s failed: %s" % (what, why))
+    return r.stdout
+
+
+def live_jobs(ids):
+    """Those of the job ids IDS that Slurm still has queued or running."""
+    try:
+        r = subprocess.run(["squeue", "-h", "-o", "%F"], capture_output=True, text=True,
+                           timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    listed = set(r.stdout.split()) if r.returncode == 0 else set()
+    return [i for i in ids if i in listed]
+
+
+def check_no_live_jobs(out):
+    """Refuses to start while a Slurm submission of this batch is queued or running."""
+    try:
+        with open(os.path.join(out, "slurm", "jobs.json")) as f:
+            jobs = json.load(f)
+        ids = [str(i) for i in jobs["arrays"] + [jobs["collector"]]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    live = live_jobs(ids)
+    if live:
+        raise UsageError("the batch's Slurm jobs are still queued or running (%s): wait for "
+                         "them to end (squeue -j %s) or cancel them (scancel %s)" %
+                         (", ".join(live), ",".join(live), " ".join(live)))
+
+
+def submit_slurm(args, b):
+    """Writes the manifest, submits the job arrays and the collector (or prints them)."""
+    if not args.dry_run:
+        check_no_live_jobs(b.out)
+    chosen = choose(b.submissions, b.out, args, b.known)
+    print("batch: %d submission(s), %d to grade now on Slurm" % (len(b.submissions), len(chosen)),
+          flush=True)
+    if not chosen:
+        print("batch: nothing to grade: no job submitted (--failed, --only or --force re-grade)")
+        return 0
+    for sid, entry, *_ in chosen:
+        if any(c in os.path.basename(entry) for c in "\t\n\r"):
+            raise UsageError("%s: a tab or a line break in a submission's name: rename it" % entry)
+    if args.dry_run:
+        try:
+            config = subprocess.run(["scontrol", "show", "config"], capture_output=True,
+                                    text=True, timeout=120).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            config = ""
+    else:
+        config = slurm_command(["scontrol", "show", "config"], "scontrol show config")
+    max_size = max_array_size(config)
+    arrays = split_arrays(len(chosen), max_size)
+    if args.dry_run:
+        print("# MaxArraySize %d%s; the manifest, %s:" % (
+            max_size, "" if "MaxArraySize" in config else " (Slurm's default: no cluster answered)",
+            os.path.join(b.out, "slurm", "manifest.tsv")))
+        for i, (sid, entry, *_) in enumerate(chosen):
+            print("# %d\t%s\t%s" % (i, sid, os.path.basename(entry)))
+        scripts = [("array-%d.sbatch" % n, array_script(
+            args, b, n, start, tasks, "<job id of array %d>" % (n - 1) if n > 1 else None))
+            for n, (start, tasks) in enumerate(arrays, 1)]
+        scripts.append(("collect.sbatch", collector_script(
+            args, b, ["<job id of array %d>" % n for n in range(1, len(arrays) + 1)])))
+        for name, script in scripts:
+            print("\n# ---- %s (sbatch --parsable %s)\n%s" % (name, name, script), end="")
+        return 0
+
+    slurm_dir = os.path.join(b.out, "slurm")
+    os.makedirs(os.path.join(slurm_dir, "logs"), exist_ok=True)
+    write_manifest(os.path.join(slurm_dir, "manifest.tsv"),
+                   [(sid, os.path.basename(entry)) for sid, entry, *_ in chosen])
+    # Until its task starts, each submission to grade says it has not been graded.
+    for sid, entry, files, ignored, error, hashes in chosen:
+        student_dir = b.student_dir(sid)
+        os.makedirs(student_dir, exist_ok=True)
+        clear_outputs(student_dir)
+        write_json(os.path.join(student_dir, "meta.json"),
+                   {"student": sid, "submission": os.path.basename(entry), "files": hashes,
+                    "ignored": ignored, "error": NOT_RUN, "state": "queued"})
+    write_json(os.path.join(b.out, "batch.json"), b.info([], None, len(chosen), slurm=True))
+
+    def sbatch(name, script):
+        path = os.path.join(slurm_dir, name)
+        with open(path, "w") as f:
+            f.write(script)
+        try:
+            out = slurm_command(["sbatch", "--parsable", path], "sbatch " + path)
+        except UsageError:
+            if ids:
+                subprocess.run(["scancel"] + ids)
+                print("batch: cancelled the jobs already submitted: %s" % " ".join(ids),
+                      file=sys.stderr)
+            raise
+        ids.append(out.strip().split(";")[0])
+        return ids[-1]
+
+    ids = []
+    for n, (start, tasks) in enumerate(arrays, 1):
+        sbatch("array-%d.sbatch" % n, array_script(args, b, n, start, tasks,
+                                                   ids[-1] if ids else None))
+    array_ids = list(ids)
+    collector = sbatch("collect.sbatch", collector_script(args, b, array_ids))
+    write_json(os.path.join(slurm_dir, "jobs.json"),
+               {"submitted_at": now(), "arrays": array_ids, "collector": collector,
+                "tasks": len(chosen), "max_array_size": max_size})
+    for (start, tasks), job in zip(arrays, array_ids):
+        print("batch: job array %s: %d task(s), manifest lines %d-%d, %s" % (
+            job, tasks, start, start + tasks - 1,
+            "at most %d at once" % args.max_parallel if args.max_parallel else "one GPU each"))
+    print("batch: collector job %s: the class reports, once every task has ended" % collector)
+    print("batch: watch them: squeue -j %s   (a task's log: %s)" % (
+        ",".join(ids), os.path.join(slurm_dir, "logs", "<array>_<task>.out")))
+    print("batch: when job %s has ended: %s; running the same command again grades what is "
+          "missing (--failed: and what failed)" % (
+              collector, os.path.join(b.out, "class", "index.html")))
+    return 0
+
+
+def run_task(args, b):
+    """One task of the job array: grades line --task-index of the manifest, as run_here would."""
+    rows = read_manifest(os.path.join(b.out, "slurm", "manifest.tsv"))
+    if args.task_index not in rows:
+        raise UsageError("--task-index %d: no such line in the manifest" % args.task_index)
+    sid, name = rows[args.task_index]
+    entry = os.path.join(b.submissions_dir, name)
+    if b.seed is None:
+        raise UsageError("%s: no seed: not a submitted batch" % b.out)
+    files, ignored, error = read_submission(entry, list(b.known.values()))
+    hashes = {rel: sha256(data) for rel, data in files.items()}
+    item = (sid, entry, files, ignored, error, hashes)
+    slurm = {"job": "%s_%s" % (os.environ.get("SLURM_ARRAY_JOB_ID", "?"),
+                               os.environ.get("SLURM_ARRAY_TASK_ID", "?")),
+             "host": socket.gethostname(), "started_at": now()}
+    student_dir = b.student_dir(sid)
+    os.makedirs(student_dir, exist_ok=True)
+    clear_outputs(student_dir)
+    meta = {"student": sid, "submission": name, "files": hashes, "ignored": ignored,
+            "error": KILLED, "state": "started", "slurm": slurm}
+    # Left as it is if Slurm kills the task: the collector says so.
+    write_json(os.path.join(student_dir, "meta.json"), meta)
+    gpu = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if not gpu:
+        meta.update(state="done", error="not graded: the Slurm task was given no GPU "
+                    "(CUDA_VISIBLE_DEVICES is not set: is the cluster's gpu gres configured?)")
+        write_json(os.path.join(student_dir, "meta.json"), meta)
+        student_reports(b.out, sid)
+        return 1
+    folder, lock = claim_worker_folder(b.work)
+    worker = Worker(folder, gpu, args, b.labs)
+    try:
+        worker.prepare()
+    except Exception as e:
+        meta.update(state="done", error="grading error: %s" % e, worker=worker.name)
+        write_json(os.path.join(student_dir, "meta.json"), meta)
+        student_reports(b.out, sid)
+        return 1
+    detected = detect_gpus()
+    meta = grade_submission(worker, b, item, {"slurm": slurm,
+                                              "device": detected[0] if detected else None})
+    lock.close()
+    print("batch: %s graded%s" % (sid, ": " + meta["error"] if meta["error"] else ""))
+    return 0
+
+
+def collect(args, b):
+    """The collector job: says which tasks did not finish, then makes the class reports."""
+    rows = read_manifest(os.path.join(b.out, "slurm", "manifest.tsv"))
+    counts = {"done": 0, "unfinished": 0, "queued": 0}
+    gpus, devices = set(), set()
+    for index, (sid, name) in sorted(rows.items()):
+        student_dir = b.student_dir(sid)
+        meta = read_meta(student_dir) or {"student": sid, "submission": name, "error": NOT_RUN,
+                                          "state": "queued"}
+        state = meta.get("state")
+        if state == "started":  # the task ended before it finished: killed, or its node died
+            clear_outputs(student_dir)  # what it left may be half written
+            meta.update(state="unfinished", error=KILLED)
+        elif state not in counts:
+            meta.update(state="queued", error=NOT_RUN)
+        write_json(os.path.join(student_dir, "meta.json"), meta)
+        counts[meta["state"]] += 1
+        if meta["state"] == "done" and meta.get("gpu") is not None:
+            gpus.add("%s:%s" % (meta.get("slurm", {}).get("host", "?"), meta["gpu"]))
+            if meta.get("device"):
+                devices.add(meta["device"])
+    path = os.path.join(b.out, "batch.json")
+    try:
+        with open(path) as f:
+            batch = json.load(f)
+    except (OSError, ValueError):
+        batch = b.info([], None, len(rows), slurm=True)
+    batch.update(finished_at=now(), gpus=sorted(gpus), device=", ".join(sorted(devices)) or None)
+    write_json(path, batch)
+    class_reports(b.out)
+    print("collect: %d graded, %d ended before grading finished, %d never ran" % (
+        counts["done"], counts["unfinished"], counts["queued"]))
+    return 0
+
+
+def run(args):
+    if args.task_index is not None:
+        return run_task(args, Batch(args, create=False))
+    if args.collect:
+        return collect(args, Batch(args, create=False))
+    if args.slurm:
+        return submit_slurm(args, Batch(args, create=not args.dry_run))
+    return run_here(args, Batch(args))
 
 
 def student_reports(out, sid):
@@ -582,6 +1012,20 @@ def parse(argv):
                    help="the datasets (default: data/ of the repository)")
     p.add_argument("--preset", default=os.environ.get("CUDALAB_PRESET", "default"),
                    help="CMake preset of the workers' builds (default: CUDALAB_PRESET or default)")
+    p.add_argument("--work", help="where the workers' folders live, one per worker and host, "
+                   "kept between runs (default: OUT/work)")
+    s = p.add_argument_group("on a Slurm cluster (docs/instructors.md)")
+    s.add_argument("--slurm", action="store_true",
+                   help="submit a job array, one task (one GPU) per submission, and a collector")
+    s.add_argument("--partition", help="the partition of the jobs (default: the cluster's)")
+    s.add_argument("--max-parallel", type=int, metavar="K",
+                   help="at most K tasks at once (default: as many as GPUs are free)")
+    s.add_argument("--time", type=int, metavar="MIN",
+                   help="minutes per task (default: the build and submission timeouts + 30)")
+    s.add_argument("--dry-run", action="store_true",
+                   help="print the manifest and the sbatch scripts, submit nothing")
+    s.add_argument("--task-index", type=int, help=argparse.SUPPRESS)  # run by a task
+    s.add_argument("--collect", action="store_true", help=argparse.SUPPRESS)  # by the collector
     args = p.parse_args(argv)
     for name in ("timeout", "submission_timeout", "build_timeout"):
         if getattr(args, name) < 1:
@@ -590,6 +1034,20 @@ def parse(argv):
         raise UsageError("--jobs must be at least 1")
     if args.force and (args.failed or args.only):
         raise UsageError("--force re-grades everything: not with --failed or --only")
+    for name in ("max_parallel", "time"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            raise UsageError("--%s must be at least 1" % name.replace("_", "-"))
+    if not args.slurm:
+        for name in ("partition", "max_parallel", "time", "dry_run"):
+            if getattr(args, name) not in (None, False):
+                raise UsageError("--%s goes with --slurm" % name.replace("_", "-"))
+    elif args.gpus:
+        raise UsageError("--gpus: on Slurm each task gets its GPU from Slurm (--gres=gpu:1)")
+    if (args.task_index is not None or args.collect) and (args.slurm or args.only or args.failed
+                                                           or args.force):
+        raise UsageError("--task-index and --collect are run by the Slurm jobs, with no other mode")
+    if args.task_index is not None and args.task_index < 0:
+        raise UsageError("--task-index must be at least 0")
     return args
 
 

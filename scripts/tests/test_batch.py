@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Unit tests of scripts/batch.py without a build: which files of a submission are taken, unsafe
-archives, the students' ids, the worker-to-GPU mapping and bad options (exit code 2)."""
+archives, the students' ids, the worker-to-GPU mapping, the worker folders, the Slurm scripts,
+manifest and collector, and bad options (exit code 2)."""
 
+import contextlib
 import io
+import json
 import os
+import subprocess
 import sys
 import tarfile
 import tempfile
+import types
 import unittest
 import zipfile
 
@@ -156,6 +161,184 @@ class Options(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertEqual(text.count("\n"), 1)
         self.assertIn("not a folder of submissions", text)
+
+
+class WorkerFolders(unittest.TestCase):
+    def test_first_free_folder_of_this_host(self):
+        work = os.path.join(tempfile.mkdtemp(), "work")
+        first, lock1 = batch.claim_worker_folder(work)
+        second, lock2 = batch.claim_worker_folder(work)  # the first one is held
+        self.assertTrue(first.endswith("-0") and second.endswith("-1"), (first, second))
+        self.assertEqual(os.path.dirname(first), work)
+        lock1.close()  # its batch or task ended
+        again, lock3 = batch.claim_worker_folder(work)
+        self.assertEqual(again, first)
+        lock2.close()
+        lock3.close()
+
+
+def slurm_args(*extra):
+    args = batch.parse(["subs", "--slurm", "--lab", "01,02", "--timeout", "5"] + list(extra))
+    b = types.SimpleNamespace(submissions_dir="/class/subs", out="/class/out",
+                              work="/class/out/work", labs=["01", "02"])
+    return args, b
+
+
+class Slurm(unittest.TestCase):
+    def test_max_array_size(self):
+        config = "MailProg        = /bin/mail\nMaxArraySize    = 4\nMaxJobCount     = 9\n"
+        self.assertEqual(batch.max_array_size(config), 4)
+        self.assertEqual(batch.max_array_size(""), 1001)  # Slurm's default
+
+    def test_arrays_below_max_array_size(self):
+        self.assertEqual(batch.split_arrays(6, 4), [(0, 4), (4, 2)])
+        self.assertEqual(batch.split_arrays(1001, 1001), [(0, 1001)])
+        self.assertEqual(batch.split_arrays(2003, 1001), [(0, 1001), (1001, 1001), (2002, 1)])
+        with self.assertRaises(batch.UsageError):
+            batch.split_arrays(3, 0)
+
+    def test_time_limit(self):
+        self.assertEqual(batch.task_minutes(slurm_args()[0]), 45 + 30)  # 900 s + 1800 s, + 30
+        self.assertEqual(batch.task_minutes(slurm_args("--time", "7")[0]), 7)
+
+    def test_manifest(self):
+        path = os.path.join(tempfile.mkdtemp(), "manifest.tsv")
+        batch.write_manifest(path, [("alice", "alice"), ("bob", "bob smith.zip")])
+        self.assertEqual(batch.read_manifest(path), {0: ("alice", "alice"),
+                                                     1: ("bob", "bob smith.zip")})
+        with open(path, "a") as f:
+            f.write("2\tcarol\n")
+        with self.assertRaises(batch.UsageError):
+            batch.read_manifest(path)
+        with self.assertRaises(batch.UsageError):
+            batch.read_manifest(path + ".missing")
+
+    def test_array_script(self):
+        args, b = slurm_args("--max-parallel", "2", "--partition", "gpu-a100", "--time", "20")
+        script = batch.array_script(args, b, 2, 4, 3, previous="11")
+        for line in ("#SBATCH --array=0-2%2", "#SBATCH --gres=gpu:1", "#SBATCH --time=20",
+                     "#SBATCH --partition=gpu-a100", "#SBATCH --dependency=afterany:11",
+                     "#SBATCH --output=/class/out/slurm/logs/%A_%a.out"):
+            self.assertIn(line + "\n", script)
+        command = script.splitlines()[-1]
+        self.assertTrue(command.startswith("exec " + sys.executable), command)
+        for part in ("/class/subs --out /class/out --work /class/out/work --lab 01,02",
+                     "--timeout 5 ", '--task-index "$((4 + SLURM_ARRAY_TASK_ID))"'):
+            self.assertIn(part, command)
+        self.assertEqual(subprocess.run(["bash", "-n"], input=script, text=True).returncode, 0)
+
+    def test_without_a_limit_the_arrays_do_not_wait(self):
+        args, b = slurm_args()
+        script = batch.array_script(args, b, 2, 4, 3, previous="11")
+        self.assertIn("#SBATCH --array=0-2\n", script)
+        self.assertNotIn("--dependency", script)
+        self.assertNotIn("--partition", script)
+
+    def test_collector_script(self):
+        args, b = slurm_args()
+        script = batch.collector_script(args, b, ["11", "12"])
+        self.assertIn("#SBATCH --dependency=afterany:11:12\n", script)
+        self.assertNotIn("--gres", script)  # it needs no GPU
+        self.assertTrue(script.rstrip().endswith("/class/subs --out /class/out --collect"))
+
+
+class Collect(unittest.TestCase):
+    def test_unfinished_and_never_run_tasks(self):
+        out = tempfile.mkdtemp()
+        os.makedirs(os.path.join(out, "slurm"))
+        batch.write_manifest(os.path.join(out, "slurm", "manifest.tsv"),
+                             [("alice", "alice"), ("bob", "bob.zip"), ("carol", "carol")])
+        metas = {"alice": {"student": "alice", "state": "done", "error": None, "gpu": "1",
+                           "device": "NVIDIA H100", "slurm": {"host": "node7"}},
+                 "bob": {"student": "bob", "state": "started", "error": batch.KILLED},
+                 "carol": {"student": "carol", "state": "queued", "error": batch.NOT_RUN}}
+        for sid, meta in metas.items():
+            os.makedirs(os.path.join(out, "students", sid))
+            batch.write_json(os.path.join(out, "students", sid, "meta.json"), meta)
+        # bob's task was killed while the grade command wrote its report.
+        open(os.path.join(out, "students", "bob", "report.json"), "w").close()
+        batch.write_json(os.path.join(out, "batch.json"), {"schema": "cudalab-batch/1",
+                                                           "finished_at": None})
+        b = types.SimpleNamespace(out=out,
+                                  student_dir=lambda sid: os.path.join(out, "students", sid))
+        made = []
+        real = batch.class_reports
+        batch.class_reports = made.append
+        try:
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                batch.collect(None, b)
+        finally:
+            batch.class_reports = real
+        self.assertEqual(made, [out])
+        self.assertIn("1 graded, 1 ended before grading finished, 1 never ran", said.getvalue())
+        bob = batch.read_meta(os.path.join(out, "students", "bob"))
+        self.assertEqual((bob["state"], bob["error"]), ("unfinished", batch.KILLED))
+        self.assertFalse(os.path.exists(os.path.join(out, "students", "bob", "report.json")))
+        self.assertEqual(batch.read_meta(os.path.join(out, "students", "carol"))["error"],
+                         batch.NOT_RUN)
+        with open(os.path.join(out, "batch.json")) as f:
+            info = json.load(f)
+        self.assertEqual((info["gpus"], info["device"]), (["node7:1"], "NVIDIA H100"))
+        self.assertIsNotNone(info["finished_at"])
+
+
+class LiveJobs(unittest.TestCase):
+    def test_no_second_run_while_the_jobs_run(self):
+        out = tempfile.mkdtemp()
+        bin_dir = tempfile.mkdtemp()
+        with open(os.path.join(bin_dir, "squeue"), "w") as f:
+            f.write("#!/bin/sh\necho 700\necho 812\n")  # a job of someone else, and ours
+        os.chmod(os.path.join(bin_dir, "squeue"), 0o755)
+        batch.check_no_live_jobs(out)  # never submitted: nothing to wait for
+        os.makedirs(os.path.join(out, "slurm"))
+        batch.write_json(os.path.join(out, "slurm", "jobs.json"),
+                         {"arrays": ["811", "812"], "collector": "813"})
+        path = os.environ["PATH"]
+        os.environ["PATH"] = bin_dir + os.pathsep + path
+        try:
+            with self.assertRaisesRegex(batch.UsageError, r"still queued or running \(812\)"):
+                batch.check_no_live_jobs(out)
+        finally:
+            os.environ["PATH"] = path
+
+
+class SlurmCommandLine(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.subs = os.path.join(self.dir, "subs")
+        os.makedirs(os.path.join(self.subs, "alice"))
+        with open(os.path.join(self.subs, "alice", "conv1d_basic.cu"), "w") as f:
+            f.write("// alice's\n")
+        self.out = os.path.join(self.dir, "out")
+
+    def main(self, *argv):
+        with contextlib.redirect_stdout(io.StringIO()) as out, \
+                contextlib.redirect_stderr(io.StringIO()) as err:
+            code = batch.main(list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    def test_dry_run_prints_and_writes_nothing(self):
+        code, out, err = self.main(self.subs, "--out", self.out, "--slurm", "--dry-run",
+                                   "--max-parallel", "3")
+        self.assertEqual((code, err), (0, ""))
+        self.assertIn("# 0\talice\talice\n", out)
+        self.assertIn("#SBATCH --array=0-0%3\n", out)
+        self.assertIn("#SBATCH --dependency=afterany:<job id of array 1>\n", out)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_a_task_without_a_manifest(self):
+        code, out, err = self.main(self.subs, "--out", self.out, "--task-index", "0")
+        self.assertEqual(code, 2)
+        self.assertEqual(err.count("\n"), 1)
+        self.assertIn("cannot read the manifest", err)
+
+    def test_bad_slurm_options(self):
+        for argv in (["s", "--dry-run"], ["s", "--partition", "p"], ["s", "--max-parallel", "2"],
+                     ["s", "--slurm", "--gpus", "0"], ["s", "--slurm", "--max-parallel", "0"],
+                     ["s", "--slurm", "--time", "0"], ["s", "--slurm", "--task-index", "1"],
+                     ["s", "--collect", "--force"], ["s", "--task-index", "-1"]):
+            with self.assertRaises(batch.UsageError, msg=argv):
+                batch.parse(argv)
 
 
 if __name__ == "__main__":
