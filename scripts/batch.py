@@ -313,6 +313,7 @@ class Worker:
         self.name = os.path.basename(folder)
         self.tree = os.path.join(self.dir, "tree")
         self.build = os.path.join(self.tree, "build", args.preset)
+        self.known = student_files(ROOT)  # the tree is a copy: the same labs and files
         self.sandbox = []
 
     def log(self, text):
@@ -376,9 +377,8 @@ class Worker:
 
     def grade(self, sid, files, student_dir, seed):
         """Builds and grades one submission; returns (build seconds, grade seconds, compiled)."""
-        known = student_files(self.tree)
         # The skeletons back, then the student's files.
-        for lab, rel in known.items():
+        for rel in self.known.values():
             shutil.copy2(os.path.join(ROOT, rel), os.path.join(self.tree, rel))
         for rel, data in files.items():
             with open(os.path.join(self.tree, rel), "wb") as f:

@@ -781,8 +781,10 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
       run.results[first + t] = pre;  // combined with its parts once they are all done
     }
     progress.planned(run.sanitized.size());
-    for (const std::string& check : run.sanitized)
-      pool.add([&run, &o, &progress, tool, t, first, check] {
+    // One part per correctness check, in the list's order, whatever order they finish in.
+    run.parts[t].resize(run.sanitized.size());
+    for (std::size_t i = 0; i < run.sanitized.size(); ++i)
+      pool.add([&run, &o, &progress, tool, t, i, first, check = run.sanitized[i]] {
         progress.started("lab " + run.lab.id + ": " + tool + ": " + check);
         const Stopwatch time;
         SanitizerPart part;
@@ -795,7 +797,7 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
         }
         {
           std::lock_guard<std::mutex> lock(run.mutex);
-          run.parts[t].push_back(std::move(part));
+          run.parts[t][i] = std::move(part);
           run.seconds[first + t] += time.seconds();
         }
         progress.finished();
@@ -858,14 +860,8 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
     const std::size_t first = run->listed.size();
     for (std::size_t t = 0; t < run->lab.sanitizers.size(); ++t) {
       if (!run->results[first + t].status.empty()) continue;
-      // Their verdict does not depend on the order the parts finished in: sort by check.
-      auto& parts = run->parts[t];
-      std::sort(parts.begin(), parts.end(), [&](const SanitizerPart& a, const SanitizerPart& b) {
-        return std::find(run->sanitized.begin(), run->sanitized.end(), a.check) <
-               std::find(run->sanitized.begin(), run->sanitized.end(), b.check);
-      });
       run->results[first + t] = combine_sanitizer_parts(
-          run->results[first + t], run->lab.sanitizers[t], parts, run->skipped_plain, o);
+          run->results[first + t], run->lab.sanitizers[t], run->parts[t], run->skipped_plain, o);
     }
   }
 }
