@@ -143,6 +143,34 @@ class WorkerGpus(unittest.TestCase):
                 batch.worker_gpus(bad, ["H100", "H100"])
 
 
+class BuildSandbox(unittest.TestCase):
+    """The cheat the build sandbox stops: a file whose compile error quotes a file outside the
+    worker's copy (another submission, the batch's seed) into its build log."""
+
+    def test_sees_the_tree_not_the_rest(self):
+        tree, outside = tempfile.mkdtemp(), tempfile.mkdtemp()
+        secret = os.path.join(outside, "seed")
+        with open(secret, "w") as f:
+            f.write("1234\n")
+        with open(os.path.join(tree, "lab.cu"), "w") as f:
+            f.write("ok\n")
+        sandbox = batch.build_sandbox(tree)
+        if not sandbox:
+            self.skipTest("bubblewrap does not work here")
+        seen = subprocess.run(sandbox + ["cat", os.path.join(tree, "lab.cu")],
+                              capture_output=True, text=True)
+        self.assertEqual((seen.returncode, seen.stdout), (0, "ok\n"))
+        hidden = subprocess.run(sandbox + ["cat", secret], capture_output=True, text=True)
+        self.assertNotEqual(hidden.returncode, 0)
+        self.assertNotIn("1234", hidden.stdout + hidden.stderr)
+        # Around it: through another process's root, the sandbox's own /proc shows nothing else.
+        via_proc = subprocess.run(sandbox + ["cat", "/proc/1/root" + secret], capture_output=True,
+                                  text=True)
+        self.assertNotIn("1234", via_proc.stdout)
+        home = subprocess.run(sandbox + ["ls", os.path.expanduser("~")], capture_output=True)
+        self.assertNotEqual(home.returncode, 0)
+
+
 class Options(unittest.TestCase):
     def test_bad_options(self):
         for argv in (["s", "--timeout", "0"], ["s", "--force", "--failed"],
