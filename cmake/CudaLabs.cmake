@@ -452,7 +452,7 @@ function(cudalab_add_lab name)
   foreach(role IN LISTS sanitized_roles)
     foreach(tool IN LISTS ARG_SANITIZE)
       cudalab_sanitizer_test(${lab}/${role}/sanitize-${tool} ${tool} "${lab}/${role}/sanitize" CLEAN
-        COMMAND $<TARGET_FILE:${lab}-grader-${role}> "[correctness]~[large]")
+        COMMAND $<TARGET_FILE:${lab}-grader-${role}> "[correctness]~[large]~[host]")
     endforeach()
   endforeach()
 

@@ -76,7 +76,8 @@ struct Options {
   Sandbox box;                          // made once per run
   std::uint64_t seed = kDefaultSeed;
   double timeout_s = 300;
-  int jobs = 0;  // processes at once for the untimed checks (0: auto)
+  int jobs = 0;              // processes at once for the untimed checks (0: auto)
+  int sanitizer_checks = 0;  // correctness checks per sanitizer process (0: all of the lab's)
   bool sanitize = true;
   bool list = false;
   std::string json, gradescope, junit;
@@ -166,6 +167,9 @@ Options parse(int argc, char** argv) {
       ("jobs", "untimed checks (correctness, technique, sanitizers) run this many at once; "
        "timed checks always run alone (default: auto, from the CPUs and the GPU's memory)",
        value<std::string>()->default_value("auto"))
+      ("sanitizer-checks", "correctness checks per compute-sanitizer process; 0: all of a lab's "
+       "in one (fewer tool start-ups), 1: one each (more in parallel)",
+       value<std::string>()->default_value("0"))
       ("memory-limit", "GiB of heap each grader process may use (RLIMIT_DATA)",
        value<std::string>()->default_value("32"))
       ("sandbox", "run each check in a bubblewrap sandbox: auto (when bwrap works here), on "
@@ -209,6 +213,8 @@ Options parse(int argc, char** argv) {
       cudalab::parse_int_in_range(r["timeout"].as<std::string>(), "--timeout", 1, 86400));
   if (const std::string jobs = r["jobs"].as<std::string>(); jobs != "auto")
     o.jobs = static_cast<int>(cudalab::parse_int_in_range(jobs, "--jobs", 1, 64));
+  o.sanitizer_checks = static_cast<int>(cudalab::parse_int_in_range(
+      r["sanitizer-checks"].as<std::string>(), "--sanitizer-checks", 0, 1000));
   o.sanitize = r.count("no-sanitize") == 0;
   o.memory_gib =
       cudalab::parse_int_in_range(r["memory-limit"].as<std::string>(), "--memory-limit", 1, 4096);
@@ -447,23 +453,33 @@ CheckRecord sanitizer_precondition(const LabEntry& lab, const std::string& tool,
   return r;
 }
 
-// One correctness check under the tool, in a process of its own (the parts of one tool run in
-// parallel). The grader knows it is under a sanitizer (CUDALAB_SANITIZE=1: its smallest inputs
-// that still run every path) and allocates exact sizes (CUDALAB_GUARD_BYTES=0: no guard zone
-// absorbs an out-of-bounds access before memcheck sees it).
+// Some correctness checks under the tool, in a process of their own (--sanitizer-checks per
+// process; the parts of one tool run in parallel). Starting the tool costs about a second, so by
+// default a lab's checks share one process. The grader knows it is under a sanitizer
+// (CUDALAB_SANITIZE=1: its smallest inputs that still run every path) and allocates exact sizes
+// (CUDALAB_GUARD_BYTES=0: no guard zone absorbs an out-of-bounds access before memcheck sees it).
 struct SanitizerPart {
-  std::string check;  // the correctness check's name
+  std::vector<std::string> checks;  // the correctness checks' names
   ChannelRun run;
 };
 
 SanitizerPart run_sanitizer_part(const std::string& exe, const std::string& tool,
-                                 const std::string& check, const Options& o) {
+                                 const std::vector<std::string>& checks, const Options& o) {
   auto env = grader_env(o);
   env.push_back("CUDALAB_GUARD_BYTES=0");
   env.push_back("CUDALAB_SANITIZE=1");
-  return {check, run_with_channel({CUDALAB_SANITIZER, "--tool", tool, "--error-exitcode", "86", exe,
-                                   exact_spec(check)},
-                                  env, o.timeout_s * 4, o)};
+  std::string spec;  // Catch2: a comma between test specs means "or"
+  for (const auto& c : checks) spec += (spec.empty() ? "" : ",") + exact_spec(c);
+  return {checks,
+          run_with_channel({CUDALAB_SANITIZER, "--tool", tool, "--error-exitcode", "86", exe, spec},
+                           env, o.timeout_s * 4 * static_cast<double>(checks.size()), o)};
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "'" : i + 1 == names.size() ? " or '" : ", '") + names[i] + "'";
+  return out;
 }
 
 // The tool's verdict from its parts: every part must come back with exactly one passing record
@@ -478,7 +494,7 @@ CheckRecord combine_sanitizer_parts(CheckRecord r, const std::string& tool,
     // code at 0: any reported hazard fails the check.
     const bool hazards = p.exit_code != 0 || sanitizer_reported_hazards(p.output);
     std::string incomplete =
-        sanitizer_records_problem({part.check}, part.run.records, skipped_plain);
+        sanitizer_records_problem(part.checks, part.run.records, skipped_plain);
     if (incomplete.empty() && part.run.foreign > 0)
       incomplete =
           std::to_string(part.run.foreign) + " line(s) on the record channel not from the grader";
@@ -487,7 +503,8 @@ CheckRecord combine_sanitizer_parts(CheckRecord r, const std::string& tool,
     r.earned = 0.0;
     if (!hazards) {
       r.message = "under compute-sanitizer " + tool + ": " + incomplete + " (" +
-                  describe_ending(p, o.timeout_s * 4) + ")";
+                  describe_ending(p, o.timeout_s * 4 * static_cast<double>(part.checks.size())) +
+                  ")";
       if (const std::string tail = last_lines(p.output, 4); !tail.empty())
         r.message += ":\n" + tail;
       return r;
@@ -501,15 +518,20 @@ CheckRecord combine_sanitizer_parts(CheckRecord r, const std::string& tool,
           shown++ < 12)
         lines += line + "\n";
     const bool reported = p.exit_code == 86 || p.exit_code == 0;
-    r.message = (reported ? "compute-sanitizer " + tool + " reported hazards"
-                          : "under compute-sanitizer: " + describe_ending(p, o.timeout_s * 4)) +
-                " in check '" + part.check + "':\n" +
-                (lines.empty() ? last_lines(p.output, 8) : lines);
+    r.message =
+        (reported
+             ? "compute-sanitizer " + tool + " reported hazards"
+             : "under compute-sanitizer: " +
+                   describe_ending(p, o.timeout_s * 4 * static_cast<double>(part.checks.size()))) +
+        (part.checks.size() == 1 ? " in check " : " in one of the checks ") +
+        quoted_list(part.checks) + ":\n" + (lines.empty() ? last_lines(p.output, 8) : lines);
     return r;
   }
   r.status = "passed";
   r.earned = r.points;
-  r.message = "no hazards reported (" + std::to_string(parts.size()) + " check(s) under the tool)";
+  std::size_t checks = 0;
+  for (const SanitizerPart& part : parts) checks += part.checks.size();
+  r.message = "no hazards reported (" + std::to_string(checks) + " check(s) under the tool)";
   return r;
 }
 
@@ -745,9 +767,10 @@ void prepare_lab(LabRun& run, const Options& o) {
       continue;
     }
     // The sanitizers run the selected correctness checks but the [large] ones (racecheck on 2^26
-    // elements takes minutes).
+    // elements takes minutes) and the [host] ones (no GPU work: the tool refuses a process that
+    // makes no CUDA call).
     if (c.tags.find("[correctness]") != std::string::npos &&
-        c.tags.find("[large]") == std::string::npos)
+        c.tags.find("[large]") == std::string::npos && c.tags.find("[host]") == std::string::npos)
       run.sanitized.push_back(c.name);
     // Timed: the performance checks and the timing harness's self-check (--solutions).
     const bool timed = c.tags.find("[perf]") != std::string::npos ||
@@ -762,8 +785,8 @@ CheckRecord grading_error(const CheckRecord& listed, const std::exception& e) {
   return failed_check(listed, std::string("grading error: ") + e.what());
 }
 
-// Once a lab's untimed checks are done: each sanitizer tool either runs (one job per correctness
-// check) or gets its verdict now.
+// Once a lab's untimed checks are done: each sanitizer tool either runs (one job per
+// --sanitizer-checks correctness checks) or gets its verdict now.
 void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& o, JobPool& pool,
                          SharedProgress& progress) {
   const std::size_t first = run.listed.size();
@@ -780,18 +803,28 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
       std::lock_guard<std::mutex> lock(run.mutex);
       run.results[first + t] = pre;  // combined with its parts once they are all done
     }
-    progress.planned(run.sanitized.size());
-    // One part per correctness check, in the list's order, whatever order they finish in.
-    run.parts[t].resize(run.sanitized.size());
-    for (std::size_t i = 0; i < run.sanitized.size(); ++i)
-      pool.add([&run, &o, &progress, tool, t, i, first, check = run.sanitized[i]] {
-        progress.started("lab " + run.lab.id + ": " + tool + ": " + check);
+    // The checks in groups of --sanitizer-checks, in the list's order, whatever order they
+    // finish in.
+    const std::size_t per = o.sanitizer_checks > 0 ? static_cast<std::size_t>(o.sanitizer_checks)
+                                                   : run.sanitized.size();
+    std::vector<std::vector<std::string>> groups;
+    for (std::size_t i = 0; i < run.sanitized.size(); i += per)
+      groups.emplace_back(run.sanitized.begin() + static_cast<std::ptrdiff_t>(i),
+                          run.sanitized.begin() +
+                              static_cast<std::ptrdiff_t>(std::min(i + per, run.sanitized.size())));
+    progress.planned(groups.size());
+    run.parts[t].resize(groups.size());
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      pool.add([&run, &o, &progress, tool, t, i, first, checks = groups[i]] {
+        progress.started(
+            "lab " + run.lab.id + ": " + tool + ": " +
+            (checks.size() == 1 ? checks[0] : std::to_string(checks.size()) + " checks"));
         const Stopwatch time;
         SanitizerPart part;
         try {
-          part = run_sanitizer_part(run.exe, tool, check, o);
+          part = run_sanitizer_part(run.exe, tool, checks, o);
         } catch (const std::exception& e) {
-          part.check = check;
+          part.checks = checks;
           part.run.process.exit_code = 1;
           part.run.process.output = std::string("grading error: ") + e.what();
         }

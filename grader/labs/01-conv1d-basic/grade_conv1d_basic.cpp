@@ -22,7 +22,7 @@ const conv1d::Conv1dVariant kReference =
 
 }  // namespace
 
-GRADED_CHECK("CPU reference reproduces the course example", "[lab01][correctness]", 0,
+GRADED_CHECK("CPU reference reproduces the course example", "[lab01][correctness][host]", 0,
              Needs::host) {
   const auto y = conv1d::conv1d_cpu({1, 2, 3, 4, 5, 6, 7}, {3, 4, 5, 4, 3});
   REQUIRE(y[2] == 57.0);
