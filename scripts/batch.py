@@ -224,9 +224,14 @@ def list_submissions(folder):
 # ---- Workers ----------------------------------------------------------------------------------
 
 
-def worker_gpus(requested, detected):
-    """The GPU of each worker: one worker per GPU asked for (--gpus 0,1), or per GPU found; one
-    worker without a GPU when there is none. Two workers never share a GPU: timings never share."""
+def worker_gpus(requested, detected, visible=None):
+    """The GPU of each worker: one worker per GPU asked for (--gpus 0,1), else per GPU that
+    CUDA_VISIBLE_DEVICES (`visible`) lets through, else per GPU found; one worker without a GPU
+    when there is none. Two workers never share a GPU: timings never share."""
+    if requested is None and visible is not None and detected:
+        requested = visible
+        if not visible.strip():
+            return [None]  # CUDA_VISIBLE_DEVICES="" hides every GPU
     if requested is not None:
         gpus = [g.strip() for g in requested.split(",") if g.strip()]
         if not gpus:
@@ -421,6 +426,7 @@ class Worker:
         env["CUDALAB_DATA_DIR"] = self.args.data_dir
         env.pop("CUDA_VISIBLE_DEVICES", None)
         if self.gpu is not None:
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # the indices nvidia-smi and --gpus use
             env["CUDA_VISIBLE_DEVICES"] = self.gpu
         cmd = [os.path.join(self.build, "grader", "cudalab-grade"), "--lab", ",".join(self.labs),
                "--json", os.path.join(student_dir, "report.json"), "--timeout",
@@ -603,7 +609,7 @@ def run_here(args, b):
     """Grades the batch on this machine: one worker per GPU."""
     check_no_live_jobs(b.out)
     detected = detect_gpus()
-    gpus = worker_gpus(args.gpus, detected)
+    gpus = worker_gpus(args.gpus, detected, os.environ.get("CUDA_VISIBLE_DEVICES"))
     chosen = choose(b.submissions, b.out, args, b.known)
     batch = b.info([g for g in gpus if g is not None], detected[0] if detected else None,
                    len(chosen))
@@ -995,7 +1001,8 @@ def parse(argv):
     p = argparse.ArgumentParser(prog="cudalab batch", description=__doc__.split("\n\n")[0])
     p.add_argument("submissions", help="folder with one folder or archive per student")
     p.add_argument("--out", default="batch-out", help="output folder (default: batch-out)")
-    p.add_argument("--gpus", help="GPUs to use, one worker each, e.g. 0,1 (default: all)")
+    p.add_argument("--gpus", help="GPUs to use, one worker each, e.g. 0,1 "
+                   "(default: those CUDA_VISIBLE_DEVICES names, else all)")
     p.add_argument("--lab", help="grade only these labs, e.g. 01,02 (default: all)")
     p.add_argument("--only", help="grade only these students, e.g. alice,bob (even if graded)")
     p.add_argument("--failed", action="store_true", help="re-grade the submissions that failed")

@@ -5,6 +5,10 @@ with extra and unsafe files, and one that cheats. Run by CI (.ci/run) after the 
 machine without a GPU the GPU checks are skipped and what is checked is what the CPU decides
 (compile errors, hangs, the audit, which files are taken, the reports).
 
+On a GPU the verdicts are real, and it checks them too: alice, carol's lab 02 and erin full marks,
+bob's skeletons far from them. There a check needs more than the CPU's 5 s: set
+CUDALAB_E2E_TIMEOUT (seconds per check; dave's hang costs that long).
+
 usage: batch_e2e.py [WORKDIR]   (default: a fresh temporary folder)
 """
 
@@ -99,7 +103,8 @@ def main(argv):
     make_submissions(subs)
     preset = os.environ.get("CUDALAB_PRESET", "default")
     cmd = [sys.executable, os.path.join(ROOT, "scripts", "batch.py"), subs, "--out", out,
-           "--lab", "01,02", "--timeout", "5", "--preset", preset]
+           "--lab", "01,02", "--timeout", os.environ.get("CUDALAB_E2E_TIMEOUT", "5"),
+           "--preset", preset]
     start = time.time()
     r = subprocess.run(cmd)
     first = time.time() - start
@@ -136,6 +141,21 @@ def main(argv):
     frank01 = checks(out, "frank", "01")
     expect(all(c["status"] == "failed" and "banned" in c["message"] for c in frank01),
            "frank: lab 01 is banned by the audit")
+    with open(os.path.join(out, "students", "alice", "report.json")) as f:
+        on_gpu = json.load(f).get("device") is not None
+    if on_gpu:  # real verdicts
+        def points(sid, lab):
+            cs = checks(out, sid, lab)
+            return sum(c["points"] for c in cs), sum(c["max"] for c in cs)
+        for sid, lab in (("alice", "01"), ("alice", "02"), ("carol", "02"), ("erin", "02")):
+            got, most = points(sid, lab)
+            expect(got == most, "GPU: %s earns full marks on lab %s (%g/%g)" % (sid, lab, got, most))
+        for lab in ("01", "02"):
+            got, most = points("bob", lab)
+            expect(got < most / 2,
+                   "GPU: bob's skeleton earns under half of lab %s (%g/%g)" % (lab, got, most))
+    else:
+        print("(no GPU: the GPU checks are skipped, and only what the CPU decides is checked)")
     bob_meta = json.load(open(os.path.join(out, "students", "bob", "meta.json")))
     skeleton = json.load(open(os.path.join(out, "skeleton.json")))
     expect(all(skeleton[k] == v for k, v in bob_meta["files"].items()),
@@ -164,6 +184,10 @@ def main(argv):
     expect(bad.returncode == 2 and bad.stderr.count("\n") == 1,
            "--only with an unknown student: one line, exit code 2")
     print("batch of 6 submissions (labs 01, 02): %.0f s, worker build included" % first)
+    for sid in students:
+        meta = json.load(open(os.path.join(out, "students", sid, "meta.json")))
+        print("  %-6s build %5.1f s, grade %5.1f s, GPU %s" % (
+            sid, meta.get("build_seconds") or 0, meta.get("grade_seconds") or 0, meta.get("gpu")))
     if failures:
         print("%d expectation(s) failed" % len(failures))
         return 1

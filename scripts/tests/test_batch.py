@@ -134,6 +134,13 @@ class WorkerGpus(unittest.TestCase):
         self.assertEqual(batch.worker_gpus("1", ["H100", "H100"]), ["1"])
         self.assertEqual(batch.worker_gpus("0,1", ["H200", "H200"]), ["0", "1"])
 
+    def test_cuda_visible_devices_is_the_default(self):
+        self.assertEqual(batch.worker_gpus(None, ["H100"] * 4, "2,3"), ["2", "3"])
+        self.assertEqual(batch.worker_gpus("0", ["H100"] * 4, "2,3"), ["0"])  # --gpus wins
+        self.assertEqual(batch.worker_gpus(None, ["H100"] * 2, ""), [None])
+        with self.assertRaises(batch.UsageError):
+            batch.worker_gpus(None, ["H100"] * 2, "1,1")
+
     def test_no_gpu_one_worker_without_one(self):
         self.assertEqual(batch.worker_gpus(None, []), [None])
 
