@@ -13,7 +13,8 @@
 //   5. HYB          ELL for the regular part of every row, COO for what is left (the course's
 //                   one-third rule chose the split): y = ELL x, then y += COO x.
 //
-// Read docs/labs/07-spmv.md, then complete TODO(1) to TODO(7). Grade with:
+// Read docs/labs/07-spmv.md, then complete TODO(1) to TODO(9), top to bottom: the four kernels
+// (TODO(1) to TODO(4)), then the host functions that launch them (TODO(5) to TODO(9)). Grade with:
 //     ./cudalab grade --lab 07
 // Keep the kernel names and the signatures: the grader reads the built code and requires
 // spmv_csr_vector_kernel to use warp shuffles and spmv_coo_kernel to use atomics.
@@ -38,7 +39,7 @@ __global__ void spmv_csr_scalar_kernel(CsrView a, const float* x, float* y) {
 // ---------------------------------------------------------------------------------------------
 // 2. CSR vector: a warp per row.
 __global__ void spmv_csr_vector_kernel(CsrView a, const float* x, float* y) {
-  // TODO(3): warp w (global thread index / 32) takes row w; lane l (threadIdx.x % 32) adds up
+  // TODO(2): warp w (global thread index / 32) takes row w; lane l (threadIdx.x % 32) adds up
   //          the entries l, l + 32, l + 64, ... of that row. Then combine the 32 partial sums
   //          with __shfl_down_sync (offsets 16, 8, 4, 2, 1) and let lane 0 store y[row].
   //          Every lane of the warp must take part in each shuffle, even on an empty row.
@@ -48,7 +49,7 @@ __global__ void spmv_csr_vector_kernel(CsrView a, const float* x, float* y) {
 // ---------------------------------------------------------------------------------------------
 // 3. ELL: thread per row over column-major slots.
 __global__ void spmv_ell_kernel(EllView a, const float* x, float* y) {
-  // TODO(5): one thread per row i: for each slot k < width, the entry is at k * rows + i;
+  // TODO(3): one thread per row i: for each slot k < width, the entry is at k * rows + i;
   //          skip padding (column -1). Store the sum in y[i].
   (void)a, (void)x, (void)y;
 }
@@ -56,7 +57,7 @@ __global__ void spmv_ell_kernel(EllView a, const float* x, float* y) {
 // ---------------------------------------------------------------------------------------------
 // 4. COO: thread per element.
 __global__ void spmv_coo_kernel(CooView a, const float* x, float* y) {
-  // TODO(6): one thread per entry k < nnz: add val[k] * x[col[k]] into y[row[k]]. Several
+  // TODO(4): one thread per entry k < nnz: add val[k] * x[col[k]] into y[row[k]]. Several
   //          threads add into the same y[row] at once: use atomicAdd.
   (void)a, (void)x, (void)y;
 }
@@ -66,7 +67,7 @@ __global__ void spmv_coo_kernel(CooView a, const float* x, float* y) {
 
 void spmv_csr_scalar(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
   if (a.rows == 0) return;
-  // TODO(2): enough blocks of BLOCK_SIZE threads for one thread per row.
+  // TODO(5): enough blocks of BLOCK_SIZE threads for one thread per row.
   const int blocks = 1;
   spmv_csr_scalar_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
   CUDA_CHECK(cudaGetLastError());
@@ -74,7 +75,7 @@ void spmv_csr_scalar(const CsrView& a, const float* x, float* y, cudaStream_t st
 
 void spmv_csr_vector(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
   if (a.rows == 0) return;
-  // TODO(4): enough blocks of BLOCK_SIZE threads for one WARP per row: rows * WARP_SIZE threads
+  // TODO(6): enough blocks of BLOCK_SIZE threads for one WARP per row: rows * WARP_SIZE threads
   //          (a long long: that product may not fit in an int for large matrices).
   const long long threads = WARP_SIZE;
   const int blocks = static_cast<int>((threads + BLOCK_SIZE - 1) / BLOCK_SIZE);
@@ -84,14 +85,14 @@ void spmv_csr_vector(const CsrView& a, const float* x, float* y, cudaStream_t st
 
 void spmv_ell(const EllView& a, const float* x, float* y, cudaStream_t stream) {
   if (a.rows == 0) return;
-  const int blocks = 1;  // TODO(5): one thread per row, as for CSR scalar
+  const int blocks = 1;  // TODO(7): one thread per row, as for CSR scalar
   spmv_ell_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
   CUDA_CHECK(cudaGetLastError());
 }
 
 void spmv_coo(const CooView& a, const float* x, float* y, cudaStream_t stream) {
   if (a.rows == 0) return;
-  // TODO(6): first set y to zero on `stream` (cudaMemsetAsync: all-zero bytes are 0.0f), then
+  // TODO(8): first set y to zero on `stream` (cudaMemsetAsync: all-zero bytes are 0.0f), then
   //          launch one thread per entry (no launch when nnz is 0: a grid of 0 blocks is an error).
   const int blocks = 1;
   spmv_coo_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
@@ -99,7 +100,7 @@ void spmv_coo(const CooView& a, const float* x, float* y, cudaStream_t stream) {
 }
 
 void spmv_hyb(const HybView& a, const float* x, float* y, cudaStream_t stream) {
-  // TODO(7): y = ELL part times x (spmv_ell writes every row, even with width 0), then ADD the
+  // TODO(9): y = ELL part times x (spmv_ell writes every row, even with width 0), then ADD the
   //          COO part: launch spmv_coo_kernel on a.coo WITHOUT zeroing y again.
   (void)a, (void)x, (void)y, (void)stream;
 }
