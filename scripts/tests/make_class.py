@@ -31,7 +31,10 @@ def choices(build, lab):
     """The files a student may hand in for `lab`: (what, text)."""
     out = [("answer", open(os.path.join(ROOT, "grader", "labs", lab, "variants", "answer.cu")).read())]
     folder = os.path.join(build, "variants", lab)
-    if os.path.isdir(folder):
+    if not os.path.isdir(folder):
+        print("make_class.py: warning: no %s (the build makes the variants' sources): lab %s's "
+              "students hand in answers and skeletons only" % (folder, lab), file=sys.stderr)
+    else:
         for name in sorted(os.listdir(folder)):
             if name.endswith(".cu"):
                 out.append((name[:-3], open(os.path.join(folder, name)).read()))
