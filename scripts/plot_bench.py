@@ -313,21 +313,29 @@ def plot_conv(plt, bench):
     return fig
 
 
+def grouped_bars(rows, variants, groups, key, value, text):
+    """Per variant, the bars of a grouped bar chart: (variant index, variant, xs, ys, labels),
+    group g at x = g, the variants side by side in it. key(row) names a row's group."""
+    width = 0.8 / len(variants)
+    for k, v in enumerate(variants):
+        xs, ys, texts = [], [], []
+        for g, group in enumerate(groups):
+            for r in rows:
+                if r["variant"] == v and key(r) == group:
+                    xs.append(g + (k - (len(variants) - 1) / 2) * width)
+                    ys.append(value(r))
+                    texts.append(text(r))
+        yield k, v, xs, ys, texts, width
+
+
 def plot_conv2d(plt, bench):
     rows, device = ok_rows(bench), bench["device"]
     groups = list(dict.fromkeys((r["mask"], r["element"], r["channels"]) for r in rows))
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     fig, ax = plt.subplots(figsize=(8, 4.6), layout="constrained")
-    width = 0.8 / len(variants)
-    for k, v in enumerate(variants):
-        xs, ys, texts = [], [], []
-        for g, (mask, element, channels) in enumerate(groups):
-            for r in rows:
-                if (r["variant"], r["mask"], r["element"], r["channels"]) == (v, mask, element,
-                                                                              channels):
-                    xs.append(g + (k - (len(variants) - 1) / 2) * width)
-                    ys.append(r["pct_copy"])
-                    texts.append(f"{r['pct_copy']:.0f}%")
+    for k, v, xs, ys, texts, width in grouped_bars(
+            rows, variants, groups, lambda r: (r["mask"], r["element"], r["channels"]),
+            lambda r: r["pct_copy"], lambda r: f"{r['pct_copy']:.0f}%"):
         color = "black" if v.startswith("cuDNN") else f"C{k}"
         label_bars(ax, ax.bar(xs, ys, width, label=v, color=color), texts, fontsize=9)
     ax.axhline(100, color="black", linestyle="--", linewidth=1,
@@ -357,15 +365,9 @@ def plot_texture(plt, bench):
     radii = sorted({r["radius"] for r in rows})
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     fig, ax = plt.subplots(figsize=(8, 4.6), layout="constrained")
-    width = 0.8 / len(variants)
-    for k, v in enumerate(variants):
-        xs, ys, texts = [], [], []
-        for g, radius in enumerate(radii):
-            for r in rows:
-                if r["variant"] == v and r["radius"] == radius:
-                    xs.append(g + (k - (len(variants) - 1) / 2) * width)
-                    ys.append(r["gbs"])
-                    texts.append(f"{r['gbs']:.0f}\n({r['pct_copy']:.1f}%)")
+    for k, v, xs, ys, texts, width in grouped_bars(
+            rows, variants, radii, lambda r: r["radius"], lambda r: r["gbs"],
+            lambda r: f"{r['gbs']:.0f}\n({r['pct_copy']:.1f}%)"):
         label_bars(ax, ax.bar(xs, ys, width, label=texture_label(v), color=f"C{k}"), texts,
                    fontsize=8)
     copy_line(ax, device["copy_bandwidth_gbs"])
@@ -563,15 +565,9 @@ def plot_cnn(plt, bench):
     else:
         fig, left = plt.subplots(figsize=(7, 4.4), layout="constrained")
     peak, copy = device["fp32_peak_gflops"], device["copy_bandwidth_gbs"]
-    width = 0.8 / len(variants)
-    for k, v in enumerate(variants):
-        xs, ys, texts = [], [], []
-        for g, layer in enumerate(layers):
-            for r in rows:
-                if r["variant"] == v and r["layer"] == layer:
-                    xs.append(g + (k - (len(variants) - 1) / 2) * width)
-                    ys.append(r["gflops"] / 1000)
-                    texts.append(f"{r['gflops'] / 1000:.1f}")
+    for k, v, xs, ys, texts, width in grouped_bars(
+            rows, variants, layers, lambda r: r["layer"], lambda r: r["gflops"] / 1000,
+            lambda r: f"{r['gflops'] / 1000:.1f}"):
         color = "black" if v.startswith("cuDNN") else f"C{k}"
         label_bars(left, left.bar(xs, ys, width, label=v, color=color), texts)
     left.axhline(peak / 1000, color="black", linestyle="--", linewidth=1,
