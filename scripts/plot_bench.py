@@ -313,19 +313,25 @@ def plot_conv(plt, bench):
     return fig
 
 
-def grouped_bars(rows, variants, groups, key, value, text):
-    """Per variant, the bars of a grouped bar chart: (variant index, variant, xs, ys, labels),
-    group g at x = g, the variants side by side in it. key(row) names a row's group."""
-    width = 0.8 / len(variants)
-    for k, v in enumerate(variants):
-        xs, ys, texts = [], [], []
+def grouped_rows(rows, series, groups, series_of, group_of):
+    """Per series, where its bars go in a grouped bar chart: (series index, series, xs, its rows,
+    bar width), group g at x = g with the series side by side in it."""
+    width = 0.8 / len(series)
+    for k, one in enumerate(series):
+        xs, picked = [], []
         for g, group in enumerate(groups):
             for r in rows:
-                if r["variant"] == v and key(r) == group:
-                    xs.append(g + (k - (len(variants) - 1) / 2) * width)
-                    ys.append(value(r))
-                    texts.append(text(r))
-        yield k, v, xs, ys, texts, width
+                if series_of(r) == one and group_of(r) == group:
+                    xs.append(g + (k - (len(series) - 1) / 2) * width)
+                    picked.append(r)
+        yield k, one, xs, picked, width
+
+
+def grouped_bars(rows, variants, groups, key, value, text):
+    """grouped_rows by variant, with each bar's value and label."""
+    by_variant = grouped_rows(rows, variants, groups, lambda r: r["variant"], key)
+    for k, v, xs, picked, width in by_variant:
+        yield k, v, xs, [value(r) for r in picked], [text(r) for r in picked], width
 
 
 def plot_conv2d(plt, bench):
@@ -436,15 +442,10 @@ def plot_spmv(plt, bench):
     series = list(dict.fromkeys((r["variant"], r["format"]) for r in ok))
     cusparse = {r["matrix"]: r["ms"] for r in ok if r["variant"] == "cuSPARSE"}
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 7), sharex=True, layout="constrained")
-    width = 0.8 / len(series)
-    for k, (variant, fmt) in enumerate(series):
-        xs, pct, speedup = [], [], []
-        for m, matrix in enumerate(matrices):
-            for r in ok:
-                if r["matrix"] == matrix and r["variant"] == variant and r["format"] == fmt:
-                    xs.append(m + (k - (len(series) - 1) / 2) * width)
-                    pct.append(r["pct_copy"])
-                    speedup.append(ratio(cusparse.get(matrix, float("nan")), r["ms"]))
+    for k, (variant, fmt), xs, picked, width in grouped_rows(
+            ok, series, matrices, lambda r: (r["variant"], r["format"]), lambda r: r["matrix"]):
+        pct = [r["pct_copy"] for r in picked]
+        speedup = [ratio(cusparse.get(r["matrix"], float("nan")), r["ms"]) for r in picked]
         label = "cuSPARSE CSR" if variant == "cuSPARSE" else f"reference {fmt}"
         color = "black" if variant == "cuSPARSE" else f"C{k}"
         top.bar(xs, pct, width, label=label, color=color)
@@ -493,16 +494,11 @@ def plot_bfs(plt, bench):
     series = list(dict.fromkeys((r["variant"], r["algorithm"]) for r in rows))
     ms = {(r["graph"], r["variant"], r["algorithm"]): r["ms"] for r in rows}
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 7), sharex=True, layout="constrained")
-    width = 0.8 / len(series)
-    for k, (variant, algorithm) in enumerate(series):
-        xs, teps, speedup = [], [], []
-        for g, graph in enumerate(graphs):
-            for r in rows:
-                if (r["graph"], r["variant"], r["algorithm"]) == (graph, variant, algorithm):
-                    xs.append(g + (k - (len(series) - 1) / 2) * width)
-                    teps.append(r["gteps"])
-                    base = ms.get((graph, variant, "edge-parallel"), float("nan"))
-                    speedup.append(ratio(base, r["ms"]))
+    for k, (variant, algorithm), xs, picked, width in grouped_rows(
+            rows, series, graphs, lambda r: (r["variant"], r["algorithm"]), lambda r: r["graph"]):
+        teps = [r["gteps"] for r in picked]
+        speedup = [ratio(ms.get((r["graph"], variant, "edge-parallel"), float("nan")), r["ms"])
+                   for r in picked]
         label = f"{variant} {BFS_LABELS.get(algorithm, algorithm)}"
         top.bar(xs, teps, width, label=label, color=f"C{k}")
         if algorithm != "edge-parallel":
