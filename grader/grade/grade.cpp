@@ -76,8 +76,9 @@ struct Options {
   Sandbox box;                          // made once per run
   std::uint64_t seed = kDefaultSeed;
   double timeout_s = 300;
-  int jobs = 0;              // processes at once for the untimed checks (0: auto)
-  int sanitizer_checks = 0;  // correctness checks per sanitizer process (0: all of the lab's)
+  int jobs = 0;               // processes at once for the untimed checks (0: auto)
+  int sanitizer_checks = -1;  // correctness checks per sanitizer process (0: all of the lab's;
+                              // -1: auto, set in main from the labs and jobs)
   bool sanitize = true;
   bool list = false;
   std::string json, gradescope, junit;
@@ -168,8 +169,9 @@ Options parse(int argc, char** argv) {
        "timed checks always run alone (default: auto, from the CPUs and the GPU's memory)",
        value<std::string>()->default_value("auto"))
       ("sanitizer-checks", "correctness checks per compute-sanitizer process; 0: all of a lab's "
-       "in one (fewer tool start-ups), 1: one each (more in parallel)",
-       value<std::string>()->default_value("0"))
+       "in one (fewer tool start-ups), 1: one each (more in parallel); default: all of a lab's "
+       "when several labs are graded, spread over the jobs when one is",
+       value<std::string>()->default_value("auto"))
       ("memory-limit", "GiB of heap each grader process may use (RLIMIT_DATA)",
        value<std::string>()->default_value("32"))
       ("sandbox", "run each check in a bubblewrap sandbox: auto (when bwrap works here), on "
@@ -213,8 +215,9 @@ Options parse(int argc, char** argv) {
       cudalab::parse_int_in_range(r["timeout"].as<std::string>(), "--timeout", 1, 86400));
   if (const std::string jobs = r["jobs"].as<std::string>(); jobs != "auto")
     o.jobs = static_cast<int>(cudalab::parse_int_in_range(jobs, "--jobs", 1, 64));
-  o.sanitizer_checks = static_cast<int>(cudalab::parse_int_in_range(
-      r["sanitizer-checks"].as<std::string>(), "--sanitizer-checks", 0, 1000));
+  if (const std::string per = r["sanitizer-checks"].as<std::string>(); per != "auto")
+    o.sanitizer_checks =
+        static_cast<int>(cudalab::parse_int_in_range(per, "--sanitizer-checks", 0, 1000));
   o.sanitize = r.count("no-sanitize") == 0;
   o.memory_gib =
       cudalab::parse_int_in_range(r["memory-limit"].as<std::string>(), "--memory-limit", 1, 4096);
@@ -805,8 +808,17 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
     }
     // The checks in groups of --sanitizer-checks, in the list's order, whatever order they
     // finish in.
-    const std::size_t per = o.sanitizer_checks > 0 ? static_cast<std::size_t>(o.sanitizer_checks)
-                                                   : run.sanitized.size();
+    // Auto (-1 here: one lab graded alone) spreads the lab's runs over the jobs; with several
+    // labs their runs fill the jobs anyway, and one process per tool and lab starts the tool
+    // least often.
+    const std::size_t n = run.sanitized.size();
+    std::size_t per = n;
+    if (o.sanitizer_checks > 0) per = static_cast<std::size_t>(o.sanitizer_checks);
+    if (o.sanitizer_checks < 0) {
+      const std::size_t runs = n * run.lab.sanitizers.size();
+      const auto jobs = static_cast<std::size_t>(std::max(1, o.jobs));
+      per = std::max<std::size_t>(1, (runs + jobs - 1) / jobs);
+    }
     std::vector<std::vector<std::string>> groups;
     for (std::size_t i = 0; i < run.sanitized.size(); i += per)
       groups.emplace_back(run.sanitized.begin() + static_cast<std::ptrdiff_t>(i),
@@ -978,6 +990,8 @@ int grade(Options o) {
   std::vector<std::unique_ptr<LabRun>> runs;
   for (const auto& lab : labs) runs.push_back(std::make_unique<LabRun>(lab));
   const int jobs = untimed_jobs(o, report);
+  if (o.sanitizer_checks < 0 && runs.size() > 1) o.sanitizer_checks = 0;
+  if (o.sanitizer_checks < 0) o.jobs = jobs;  // schedule_sanitizers spreads one lab over them
   run_untimed(runs, report, o, jobs, progress);
   run_timed(runs, o, progress);
   progress.clear();
