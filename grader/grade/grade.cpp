@@ -457,8 +457,9 @@ CheckRecord sanitizer_precondition(const LabEntry& lab, const std::string& tool,
 }
 
 // Some correctness checks under the tool, in a process of their own (--sanitizer-checks per
-// process; the parts of one tool run in parallel). Starting the tool costs about a second, so by
-// default a lab's checks share one process. The grader knows it is under a sanitizer
+// process; the parts of one tool run in parallel). Starting the tool costs about a second, so
+// when several labs are graded a lab's checks share one process per tool (a lab graded alone
+// spreads them over the jobs: schedule_sanitizers). The grader knows it is under a sanitizer
 // (CUDALAB_SANITIZE=1: its smallest inputs that still run every path) and allocates exact sizes
 // (CUDALAB_GUARD_BYTES=0: no guard zone absorbs an out-of-bounds access before memcheck sees it).
 struct SanitizerPart {
