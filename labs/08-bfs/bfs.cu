@@ -111,7 +111,7 @@ void bfs_direction_optimizing(const int* row_ptr, const int* col_idx, int num_ve
   // TODO(6) (optional, not graded): when the frontier holds many edges, run the level bottom-up
   //          instead: every unvisited vertex looks through its own neighbours for one at the
   //          current depth and stops at the first. Switch back to the queue when the frontier
-  //          is small again (docs page, "Going further").
+  //          is small again (docs page, Background: "Direction-optimising BFS").
   bfs_frontier(row_ptr, col_idx, num_vertices, source, depth, ws, stream);
 }
 

@@ -1,4 +1,4 @@
-// Lab 10 - the forward convolution layer of a CNN (the course project, seed 003).
+// Lab 10 - the forward convolution layer of a CNN (the course project).
 //
 //   y[b][m][h][w] = sum_c sum_p sum_q x[b][c][h + p][w + q] * k[m][c][p][q]     (cnn_layer.h)
 //

@@ -1,6 +1,6 @@
 // Lab 10 - forward convolution layer of a CNN: the interface the grader and the runner call.
 //
-// The layer of the course project (seed 003), a VALID convolution (no padding, stride 1) of a
+// The layer of the course project, a VALID convolution (no padding, stride 1) of a
 // batch of B images of C channels, H x W pixels, with M filters of C x K x K weights, all NCHW,
 // row-major, float:
 //

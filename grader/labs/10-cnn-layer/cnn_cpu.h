@@ -23,7 +23,7 @@ struct LayerShape {
   std::string text() const;  // "B=10000 C=1 M=12 H=70 W=70 K=5"
 };
 
-// The course's two layers at the course's batch (seed 003): 66 x 66 and 29 x 29 outputs.
+// The course's two layers at the course's batch: 66 x 66 and 29 x 29 outputs.
 LayerShape course_layer(int layer, int batch = 10000);
 
 // y[b][m][h][w] = sum_c sum_p sum_q x[b][c][h+p][w+q] * k[m][c][p][q], accumulated in double.
