@@ -467,6 +467,11 @@ struct SanitizerPart {
   ChannelRun run;
 };
 
+// A sanitizer process's time limit: 4 times the per-check limit for each check it runs.
+double sanitizer_limit_s(const Options& o, std::size_t checks) {
+  return o.timeout_s * 4 * static_cast<double>(checks);
+}
+
 SanitizerPart run_sanitizer_part(const std::string& exe, const std::string& tool,
                                  const std::vector<std::string>& checks, const Options& o) {
   auto env = grader_env(o);
@@ -476,7 +481,7 @@ SanitizerPart run_sanitizer_part(const std::string& exe, const std::string& tool
   for (const auto& c : checks) spec += (spec.empty() ? "" : ",") + exact_spec(c);
   return {checks,
           run_with_channel({CUDALAB_SANITIZER, "--tool", tool, "--error-exitcode", "86", exe, spec},
-                           env, o.timeout_s * 4 * static_cast<double>(checks.size()), o)};
+                           env, sanitizer_limit_s(o, checks.size()), o)};
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -507,8 +512,7 @@ CheckRecord combine_sanitizer_parts(CheckRecord r, const std::string& tool,
     r.earned = 0.0;
     if (!hazards) {
       r.message = "under compute-sanitizer " + tool + ": " + incomplete + " (" +
-                  describe_ending(p, o.timeout_s * 4 * static_cast<double>(part.checks.size())) +
-                  ")";
+                  describe_ending(p, sanitizer_limit_s(o, part.checks.size())) + ")";
       if (const std::string tail = last_lines(p.output, 4); !tail.empty())
         r.message += ":\n" + tail;
       return r;
@@ -522,13 +526,12 @@ CheckRecord combine_sanitizer_parts(CheckRecord r, const std::string& tool,
           shown++ < 12)
         lines += line + "\n";
     const bool reported = p.exit_code == 86 || p.exit_code == 0;
-    r.message =
-        (reported
-             ? "compute-sanitizer " + tool + " reported hazards"
-             : "under compute-sanitizer: " +
-                   describe_ending(p, o.timeout_s * 4 * static_cast<double>(part.checks.size()))) +
-        (part.checks.size() == 1 ? " in check " : " in one of the checks ") +
-        quoted_list(part.checks) + ":\n" + (lines.empty() ? last_lines(p.output, 8) : lines);
+    r.message = (reported ? "compute-sanitizer " + tool + " reported hazards"
+                          : "under compute-sanitizer: " +
+                                describe_ending(p, sanitizer_limit_s(o, part.checks.size()))) +
+                (part.checks.size() == 1 ? " in check " : " in one of the checks ") +
+                quoted_list(part.checks) + ":\n" +
+                (lines.empty() ? last_lines(p.output, 8) : lines);
     return r;
   }
   r.status = "passed";
@@ -808,10 +811,9 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
       run.results[first + t] = pre;  // combined with its parts once they are all done
     }
     // The checks in groups of --sanitizer-checks, in the list's order, whatever order they
-    // finish in.
-    // Auto (-1 here: one lab graded alone) spreads the lab's runs over the jobs; with several
-    // labs their runs fill the jobs anyway, and one process per tool and lab starts the tool
-    // least often.
+    // finish in. Auto (-1 here: one lab graded alone, see grade()) spreads the lab's runs over
+    // the jobs; with several labs their runs fill the jobs anyway, and one process per tool and
+    // lab starts the tool least often.
     const std::size_t n = run.sanitized.size();
     std::size_t per = n;
     if (o.sanitizer_checks > 0) per = static_cast<std::size_t>(o.sanitizer_checks);
@@ -821,10 +823,10 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
       per = std::max<std::size_t>(1, (runs + jobs - 1) / jobs);
     }
     std::vector<std::vector<std::string>> groups;
-    for (std::size_t i = 0; i < run.sanitized.size(); i += per)
-      groups.emplace_back(run.sanitized.begin() + static_cast<std::ptrdiff_t>(i),
-                          run.sanitized.begin() +
-                              static_cast<std::ptrdiff_t>(std::min(i + per, run.sanitized.size())));
+    for (std::size_t i = 0; i < n; i += per)
+      groups.emplace_back(
+          run.sanitized.begin() + static_cast<std::ptrdiff_t>(i),
+          run.sanitized.begin() + static_cast<std::ptrdiff_t>(std::min(i + per, n)));
     progress.planned(groups.size());
     run.parts[t].resize(groups.size());
     for (std::size_t i = 0; i < groups.size(); ++i)
