@@ -656,10 +656,16 @@ def widest(rows, key):
     return list(best.values())
 
 
-def roofline_conv(bench):
+def bytes_per_element(bench):
+    """The bench's DRAM bytes per output (x read, y written), which must be positive."""
     bpe = bench["bytes_per_element"]
     if bpe <= 0:
         raise ValueError(f"'bytes_per_element' must be positive, is {bpe}")
+    return bpe
+
+
+def roofline_conv(bench):
+    bpe = bytes_per_element(bench)
     points = []
     for r in widest(ok_rows(bench), "mask_width"):
         # One multiply and one add per mask tap: 2 * mask_width flops per output (the ghost taps
@@ -704,9 +710,7 @@ def roofline_conv2d(bench):
 
 
 def roofline_texture(bench):
-    bpe = bench["bytes_per_element"]
-    if bpe <= 0:
-        raise ValueError(f"'bytes_per_element' must be positive, is {bpe}")
+    bpe = bytes_per_element(bench)
     points = []
     for r in ok_rows(bench):
         # A (2R+1)^2 mask: 2 * (2R+1)^2 flops per pixel (multiply-add per tap) over
@@ -722,9 +726,7 @@ def roofline_texture(bench):
 
 
 def roofline_dynamic(bench):
-    bpe = bench["bytes_per_element"]
-    if bpe <= 0:
-        raise ValueError(f"'bytes_per_element' must be positive, is {bpe}")
+    bpe = bytes_per_element(bench)
     conv = [r for r in ok_rows(bench) if r["part"] == "conv"]
     if not conv:
         raise ValueError("no convolution row has status 'ok' (the reverse does no flops)")
