@@ -31,14 +31,17 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
 
 void record_kernel(const CUpti_ActivityKernel10& k) {
   if (records == nullptr || k.name == nullptr) return;
+  const long long threads =
+      static_cast<long long>(k.gridX) * k.gridY * k.gridZ * k.blockX * k.blockY * k.blockZ;
   for (LaunchedKernel& seen : *records)
     if (seen.name == k.name) {
       ++seen.launches;
       seen.static_shared = std::max<long long>(seen.static_shared, k.staticSharedMemory);
       seen.dynamic_shared = std::min<long long>(seen.dynamic_shared, k.dynamicSharedMemory);
+      seen.threads += threads;
       return;
     }
-  records->push_back({k.name, 1, k.staticSharedMemory, k.dynamicSharedMemory});
+  records->push_back({k.name, 1, k.staticSharedMemory, k.dynamicSharedMemory, threads});
 }
 
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {

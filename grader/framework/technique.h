@@ -214,6 +214,7 @@ struct LaunchedKernel {
   int launches = 0;
   long long static_shared = 0;   // the largest over its launches, bytes
   long long dynamic_shared = 0;  // the smallest over its launches, bytes
+  long long threads = 0;         // over all its launches: grid size x block size
 };
 
 struct LaunchTrace {

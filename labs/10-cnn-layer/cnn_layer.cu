@@ -2,22 +2,25 @@
 //
 //   y[b][m][h][w] = sum_c sum_p sum_q x[b][c][h + p][w + q] * k[m][c][p][q]     (cnn_layer.h)
 //
-// Two kernels for the same layer:
-//   conv_forward_direct_kernel  the starting point: one thread per output value, every input and
-//                               weight read from global memory;
-//   conv_forward_fast_kernel    your optimised kernel, ONE of the course's optimisations (or a
-//                               combination): input tiles in shared memory, the weights in
-//                               constant memory, unroll (im2col) + shared-memory matrix multiply,
-//                               register tiling (several outputs per thread), the fused
-//                               unroll + multiply. It must use shared or constant memory.
-// The grader runs both on random tensors against a CPU reference, runs a small network on the
-// Fashion-MNIST test set with your fast kernel in its two convolution layers, and times your fast
-// kernel against the reference at the course's batch of 10000 images.
+// Two kernels for the same layer, built in the page's four milestones (each has its checks):
+//   1. conv_forward_direct_kernel: one thread per output value, every input and weight read from
+//      global memory. TODO(1), TODO(2). Checked by the "direct kernel" checks.
+//   2. conv_forward_fast_kernel with shared-memory tiles: a block stages the input tile its
+//      outputs need (and the weights in constant memory). TODO(3) to TODO(5). Checked by "fast
+//      kernel uses shared or constant memory" and the "fast kernel" correctness checks.
+//   3. Register tiling: each thread computes a tile of outputs (several maps, several rows) from
+//      every value it reads. TODO(6). Checked by "fast kernel computes several outputs per thread"
+//      and by the performance checks: full credit needs this milestone.
+//   4. Going further: the fused unroll + matrix multiply of the reference (the page's last
+//      section). No TODO; the performance checks show what it gains.
+// The grader runs both kernels on random tensors against a CPU reference, runs a small network
+// on the Fashion-MNIST test set with your fast kernel in its two convolution layers, and times
+// your fast kernel against the reference at the course's batch of 10000 images.
 //
-// Read docs/labs/10-cnn-layer.md, then complete TODO(1) to TODO(5). Grade with:
+// Read docs/labs/10-cnn-layer.md, then complete TODO(1) to TODO(6) in order. Grade with:
 //     ./cudalab grade --lab 10
 // Keep the names and signatures: the grader looks for conv_forward_fast_kernel in the built code
-// and calls the three functions at the bottom. Everything stays inside namespace
+// and calls the three functions of cnn_layer.h. Everything stays inside namespace
 // lab10::CUDALAB_IMPL (the grader links your file next to the reference).
 #include <stdexcept>
 #include <string>
@@ -40,6 +43,8 @@ void check_sizes(const char* what, int B, int C, int M, int H, int W, int K) {
                                 std::to_string(kMaxWeights));
 }
 
+// Milestone 1: the direct kernel.
+//
 // One thread per output value y[b][m][h][w], Ho = H - K + 1, Wo = W - K + 1.
 __global__ void conv_forward_direct_kernel(const float* x, const float* k, float* y, int B, int C,
                                            int M, int H, int W, int K) {
@@ -47,25 +52,6 @@ __global__ void conv_forward_direct_kernel(const float* x, const float* k, float
   //          the last of the B * M * Ho * Wo outputs. Sum x[b][c][h+p][w+q] * k[m][c][p][q] over
   //          c, p and q (cnn_layer.h has the index formulas) and store it in y[b][m][h][w].
   (void)x, (void)k, (void)y, (void)B, (void)C, (void)M, (void)H, (void)W, (void)K;
-}
-
-// TODO(3): (optional) if your fast kernel reads the weights from constant memory, declare the
-//          buffer here, room for kMaxWeights floats: __constant__ float c_k[kMaxWeights];
-
-__global__ void conv_forward_fast_kernel(const float* x, const float* k, float* y, int B, int C,
-                                         int M, int H, int W, int K) {
-  // TODO(4): your optimised kernel. Change its parameters and launch shape as you like (keep the
-  //          name). Whatever the design, guard the edges: Ho, Wo and M need not be multiples of
-  //          your tiles, and a shared-memory tile must be complete (__syncthreads) before it is
-  //          read and no longer read before it is overwritten.
-  (void)x, (void)k, (void)y, (void)B, (void)C, (void)M, (void)H, (void)W, (void)K;
-}
-
-void prepare_weights(const float* host_k, int M, int C, int K) {
-  check_sizes("prepare_weights", 1, C, M, K, K, K);
-  // TODO(3): (optional) copy the M * C * K * K weights of host_k to your constant buffer
-  //          (cudaMemcpyToSymbol, wrapped in CUDA_CHECK). Leave empty if you do not use one.
-  (void)host_k;
 }
 
 void conv_forward_direct(const float* x, const float* k, float* y, int B, int C, int M, int H,
@@ -78,14 +64,48 @@ void conv_forward_direct(const float* x, const float* k, float* y, int B, int C,
   CUDA_CHECK(cudaGetLastError());
 }
 
+// Milestone 2: shared-memory tiles.
+//
+// TODO(3): if your fast kernel reads the weights from constant memory (recommended: every lane of
+//          a block reads the same weight at once, which constant memory broadcasts), declare the
+//          buffer here, room for kMaxWeights floats, and copy the M * C * K * K weights of host_k
+//          into it in prepare_weights (cudaMemcpyToSymbol, wrapped in CUDA_CHECK). Otherwise
+//          leave prepare_weights as it is.
+
+void prepare_weights(const float* host_k, int M, int C, int K) {
+  check_sizes("prepare_weights", 1, C, M, K, K, K);
+  // TODO(3): copy host_k to your constant buffer, if you declared one.
+  (void)host_k;
+}
+
+__global__ void conv_forward_fast_kernel(const float* x, const float* k, float* y, int B, int C,
+                                         int M, int H, int W, int K) {
+  // TODO(4): a block computes a tile of outputs of one map of one image, one output per thread.
+  //          For each input channel, load the input tile those outputs need (the tile plus K - 1
+  //          rows and columns of halo) into shared memory, __syncthreads, sum each thread's
+  //          K x K window from it, and __syncthreads again before the next channel overwrites
+  //          the tile. Change the parameters and launch shape as you like (keep the name). Guard
+  //          the edges: Ho and Wo need not be multiples of your tile.
+  (void)x, (void)k, (void)y, (void)B, (void)C, (void)M, (void)H, (void)W, (void)K;
+}
+
 void conv_forward_fast(const float* x, const float* k, float* y, int B, int C, int M, int H, int W,
                        int K, cudaStream_t stream) {
   check_sizes("conv_forward_fast", B, C, M, H, W, K);
-  // TODO(5): launch conv_forward_fast_kernel on `stream` with your grid, block and shared memory.
-  //          gridDim.y and gridDim.z are at most 65535: B * M is larger at the course's batch.
+  // TODO(5): launch conv_forward_fast_kernel on `stream`: one block per output tile of one map of
+  //          one image. gridDim.y and gridDim.z are at most 65535, and B * M is larger at the
+  //          course's batch: number the blocks in one dimension.
   conv_forward_fast_kernel<<<1, 32, 0, stream>>>(x, k, y, B, C, M, H, W, K);
   CUDA_CHECK(cudaGetLastError());
 }
+
+// Milestone 3: register tiling.
+//
+// TODO(6): change the kernel of TODO(4) and the launch of TODO(5) so that each thread computes a
+//          tile of outputs, e.g. the same pixel in 4 maps and 2 rows of pixels: 8 sums in
+//          registers. Each value read from the shared tile then feeds several multiplies, and a
+//          block covers several maps with one input tile. Guard the last group of maps when M is
+//          not a multiple of yours (the checks use such an M).
 
 }  // namespace CUDALAB_IMPL
 }  // namespace lab10

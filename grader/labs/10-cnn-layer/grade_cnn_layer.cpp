@@ -7,8 +7,9 @@
 // the course's layers at a batch of 500. End to end: the network of network.h on the real
 // Fashion-MNIST test set with the candidate's fast kernel must reach the reference's accuracy
 // within 0.1 points. Performance: the fast kernel against the reference's on both course layers
-// at B = 10000. The technique check reads the candidate's PTX: conv_forward_fast_kernel must use
-// shared or constant memory. The sanitize label runs memcheck and racecheck.
+// at B = 10000. The technique checks: conv_forward_fast_kernel must use shared or constant memory
+// (its PTX), and conv_forward_fast must launch at most half as many threads as there are outputs
+// (CUPTI's records of what ran: register tiling). The sanitize label runs memcheck and racecheck.
 #include <cmath>
 #include <filesystem>
 
@@ -26,7 +27,7 @@ namespace {
 constexpr int kSanitizedCourseBatch = 3;
 }  // namespace
 
-GRADED_CHECK("fast kernel uses shared or constant memory", "[lab10][technique]", 10, Needs::host) {
+GRADED_CHECK("fast kernel uses shared or constant memory", "[lab10][technique]", 5, Needs::host) {
   using namespace cudalab::grade;
   const TechniqueRule rule = ptx_rule(
       "conv_forward_fast_kernel",
@@ -50,6 +51,39 @@ GRADED_CHECK("fast kernel uses shared or constant memory", "[lab10][technique]",
   require_candidate_technique(rule, trace);
 }
 
+// Milestone 3 of the page: register tiling. What ran is counted, not what the file says: CUPTI's
+// kernel records give every launch's grid and block, so the threads that conv_forward_fast put to
+// work (in all its kernels) are compared with the outputs of the layer. A thread that computes
+// one output reads each input value for one multiply; one that computes a tile of outputs (maps,
+// rows) reuses it from a register. Whether the reuse pays is for the performance checks to say.
+GRADED_CHECK("fast kernel computes several outputs per thread (register tiling)",
+             "[lab10][technique]", 10, Needs::gpu) {
+  int layer = 0;
+  for (const lab10::LayerCase& c : lab10::course_shape_cases(base_seed(), 2)) {
+    ++layer;
+    std::string problem;
+    const cudalab::grade::LaunchTrace trace = cudalab::grade::trace_launches(
+        [&] { problem = lab10::run_case(c, lab10::kCandidate, Kernel::fast); });
+    if (!trace.verified) {
+      if (trace.has_device) FAIL("grader problem, not yours: " + trace.not_verified);
+      cudalab::grade::skip_check(trace.not_verified);
+      return;
+    }
+    if (!problem.empty()) FAIL("the fast kernel must first compute the layer right: " + problem);
+    const auto outputs = static_cast<long long>(c.shape.y_count());
+    long long threads = 0;
+    for (const auto& k : trace.kernels) threads += k.threads;
+    cudalab::grade::measure("outputs_per_thread_layer" + std::to_string(layer),
+                            threads > 0 ? static_cast<double>(outputs) / threads : 0.0);
+    if (threads == 0 || outputs < 2 * threads)
+      FAIL(c.name + ": conv_forward_fast launched " + std::to_string(threads) + " threads for " +
+           std::to_string(outputs) + " outputs (" +
+           cudalab::format_value(threads > 0 ? static_cast<double>(outputs) / threads : 0.0) +
+           " per thread); register tiling gives each thread a tile of at least 2 outputs (several "
+           "maps or rows of one image), each input value read once for all of them");
+  }
+}
+
 GRADED_CHECK("direct kernel: shapes (1 x 1 outputs, odd sizes, C = 1, K = 1 to 7), exact",
              "[lab10][correctness]", 10, Needs::gpu) {
   lab10::require_all_pass(lab10::shape_cases(base_seed()), lab10::kCandidate, Kernel::direct);
@@ -64,7 +98,7 @@ GRADED_CHECK("direct kernel: random floats, K = 1, 3, 5, 7", "[lab10][correctnes
 GRADED_CHECK(
     "fast kernel: shapes (1 x 1 outputs, odd sizes, C = 1, M not a multiple of the "
     "tile, K = 1 to 7), exact",
-    "[lab10][correctness]", 15, Needs::gpu) {
+    "[lab10][correctness]", 10, Needs::gpu) {
   lab10::require_all_pass(lab10::shape_cases(base_seed()), lab10::kCandidate, Kernel::fast);
 }
 
