@@ -66,8 +66,18 @@
 // most destination bodies per thread (K = 4) while that still gives every SM at least two blocks,
 // fewer otherwise, and 64-thread blocks when n is too small even for K = 1; then the source split,
 // S runs of source tiles for about 64 blocks per SM.
+//
+// So on a GPU of more than 15 SMs only tiled<64, 1> of the one-sided kernels ever runs (the pairs
+// kernel takes over first: from n = 11617 on 132 SMs); tiled<128, 1> runs on at most 15 SMs,
+// tiled<128, 2> on at most 4, tiled<128, 4> on 1. reference_kernel_for says which kernel runs,
+// and accelerations_forced runs any of them with any GPU's launch shape
+// (grader/labs/09-nbody/reference_kernels.h): the solution's self-check "every reference kernel
+// forced vs CPU reference" tests them all on every GPU.
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
+#include "../../grader/labs/09-nbody/reference_kernels.h"
 #include "cudalab/check.h"
 #include "nbody.h"
 
@@ -339,39 +349,73 @@ void launch_tiled(const float4* bodies, float3* acc, int n, float eps2, int sms,
   CUDA_CHECK(cudaGetLastError());
 }
 
-// The pairs kernel when every warp the SMs hold gets at least kUnitsPerWarp units; true if it
-// was launched.
-constexpr int kUnitsPerWarp = 4;
+// The pairs kernel's work and grid on a GPU of `sms` SMs: as many warps as the SMs hold, each
+// taking an equal run of the (strip, chunk) units.
+struct PairsShape {
+  int chunks, strips, blocks;
+  long long units;
+};
 
-bool launch_pairs(const float4* bodies, float3* acc, int n, float eps2, int sms,
-                  cudaStream_t stream) {
-  const int chunks = (n + 31) / 32;
-  const int strips = (n + kStripSize - 1) / kStripSize;
-  const long long units = strip_start(strips, chunks);
-  const int blocks = kPairsMinBlocks * sms;
-  if (units < static_cast<long long>(kUnitsPerWarp) * kPairsWarps * blocks) return false;
-  CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(float3) * static_cast<std::size_t>(n), stream));
-  nbody_pairs_kernel<<<blocks, kPairsWarps * 32, 0, stream>>>(bodies, acc, n, eps2, units, chunks,
-                                                              strips);
-  CUDA_CHECK(cudaGetLastError());
-  return true;
+PairsShape pairs_shape(int n, int sms) {
+  PairsShape p{};
+  p.chunks = (n + 31) / 32;
+  p.strips = (n + kStripSize - 1) / kStripSize;
+  p.units = strip_start(p.strips, p.chunks);
+  p.blocks = kPairsMinBlocks * sms;
+  return p;
 }
 
-// The kernel and launch shape from n and the SM count (see the header comment).
-void tiled(const float4* bodies, float3* acc, int n, float softening, cudaStream_t stream) {
-  const float eps2 = softening * softening;
-  const int sms = sm_count();
-  if (launch_pairs(bodies, acc, n, eps2, sms, stream)) return;
+void launch_pairs(const float4* bodies, float3* acc, int n, float eps2, int sms,
+                  cudaStream_t stream) {
+  const PairsShape p = pairs_shape(n, sms);
+  CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(float3) * static_cast<std::size_t>(n), stream));
+  nbody_pairs_kernel<<<p.blocks, kPairsWarps * 32, 0, stream>>>(bodies, acc, n, eps2, p.units,
+                                                                p.chunks, p.strips);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+// The pairs kernel when every warp the SMs hold gets at least kUnitsPerWarp units.
+constexpr int kUnitsPerWarp = 4;
+
+}  // namespace
+
+// The kernel from n and the SM count (see the header comment); launch_tiled and launch_pairs
+// make the launch shape.
+ReferenceKernel reference_kernel_for(int n, int sms) {
+  const PairsShape p = pairs_shape(n, sms);
+  if (p.units >= static_cast<long long>(kUnitsPerWarp) * kPairsWarps * p.blocks)
+    return ReferenceKernel::pairs;
   const long long enough = 2LL * sms;  // blocks that keep every SM busy
   const auto blocks = [n](int per_block) { return (n + per_block - 1LL) / per_block; };
-  if (blocks(128 * 4) >= enough)
-    launch_tiled<128, 4>(bodies, acc, n, eps2, sms, stream);
-  else if (blocks(128 * 2) >= enough)
-    launch_tiled<128, 2>(bodies, acc, n, eps2, sms, stream);
-  else if (blocks(128) >= enough)
-    launch_tiled<128, 1>(bodies, acc, n, eps2, sms, stream);
-  else
-    launch_tiled<64, 1>(bodies, acc, n, eps2, sms, stream);
+  if (blocks(128 * 4) >= enough) return ReferenceKernel::tiled_128x4;
+  if (blocks(128 * 2) >= enough) return ReferenceKernel::tiled_128x2;
+  if (blocks(128) >= enough) return ReferenceKernel::tiled_128x1;
+  return ReferenceKernel::tiled_64x1;
+}
+
+void accelerations_forced(ReferenceKernel kernel, const float4* bodies, float3* acc, int n,
+                          float softening, int sms, cudaStream_t stream) {
+  if (sms <= 0) sms = sm_count();
+  const float eps2 = softening * softening;
+  using Kernel = ReferenceKernel;
+  switch (kernel) {
+    case Kernel::naive: return accelerations_naive(bodies, acc, n, softening, stream);
+    case Kernel::tiled_64x1: return launch_tiled<64, 1>(bodies, acc, n, eps2, sms, stream);
+    case Kernel::tiled_128x1: return launch_tiled<128, 1>(bodies, acc, n, eps2, sms, stream);
+    case Kernel::tiled_128x2: return launch_tiled<128, 2>(bodies, acc, n, eps2, sms, stream);
+    case Kernel::tiled_128x4: return launch_tiled<128, 4>(bodies, acc, n, eps2, sms, stream);
+    case Kernel::pairs: return launch_pairs(bodies, acc, n, eps2, sms, stream);
+  }
+  throw std::invalid_argument("accelerations_forced: no kernel " +
+                              std::to_string(static_cast<int>(kernel)));
+}
+
+namespace {
+
+// What accelerations_tiled and leapfrog_step run: the dispatch's kernel on this GPU.
+void tiled(const float4* bodies, float3* acc, int n, float softening, cudaStream_t stream) {
+  const int sms = sm_count();
+  accelerations_forced(reference_kernel_for(n, sms), bodies, acc, n, softening, sms, stream);
 }
 
 }  // namespace

@@ -7,7 +7,19 @@
 // part (positions, accelerations at the candidate's new positions, velocities); 200 steps of a
 // Plummer sphere for momentum (conserved up to round-off) and energy (bounded drift). The
 // technique check reads the candidate's PTX (no GPU needed): nbody_tiled_kernel must stage its
-// source bodies in shared memory between barriers.
+// source bodies in shared memory between barriers. Solutions only ([selfcheck], 0 points): the
+// timing harness against itself, and every kernel of the reference forced, on any GPU, against
+// the CPU reference (reference_kernels.h).
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cudalab/random.h"
 #include "grading.h"
 #include "impls.h"
 #include "launch_trace.h"
@@ -110,4 +122,137 @@ GRADED_CHECK("timing harness self-check", "[lab09][selfcheck]", 0, Needs::gpu) {
   lab09::PerfCase perf(base_seed());
   cudalab::grade::check_timing_harness(perf.launch(lab09::kReference.tiled),
                                        lab09::PerfCase::workload());
+}
+
+namespace {
+
+// What the next forced run launches: run_acc_case takes a plain function.
+lab09::ReferenceKernel forced_kernel = lab09::ReferenceKernel::naive;
+int forced_sms = 0;  // the launch shape of a GPU of this many SMs; 0: this device's
+
+void forced_accelerations(const float4* bodies, float3* acc, int n, float softening,
+                          cudaStream_t stream) {
+  lab09::reference::accelerations_forced(forced_kernel, bodies, acc, n, softening, forced_sms,
+                                         stream);
+}
+
+using lab09::ReferenceKernel;
+constexpr ReferenceKernel kEveryKernel[] = {
+    ReferenceKernel::naive,       ReferenceKernel::tiled_64x1,  ReferenceKernel::tiled_128x1,
+    ReferenceKernel::tiled_128x2, ReferenceKernel::tiled_128x4, ReferenceKernel::pairs};
+
+// For each kernel the dispatch chooses on a GPU of `sms` SMs, the first and the last n it is
+// chosen for (n from 1 to the first n of the pairs kernel, which keeps it from there on).
+std::map<ReferenceKernel, std::pair<int, int>> dispatch_ranges(int sms) {
+  std::map<ReferenceKernel, std::pair<int, int>> ranges;
+  for (int n = 1;; ++n) {
+    const ReferenceKernel k = lab09::reference::reference_kernel_for(n, sms);
+    auto [it, first] = ranges.emplace(k, std::pair{n, n});
+    if (!first) it->second.second = n;
+    if (k == ReferenceKernel::pairs) return ranges;
+  }
+}
+
+// The largest SM count (of 1 to 64) on which the dispatch ever chooses `k`; 0 if none.
+int last_sm_count_choosing(ReferenceKernel k) {
+  int last = 0;
+  for (int sms = 1; sms <= 64; ++sms)
+    if (dispatch_ranges(sms).count(k)) last = sms;
+  return last;
+}
+
+std::string sm_count_text(int sms) {
+  return std::to_string(sms) + (sms == 1 ? " SM" : " SMs");
+}
+
+// One case, every kernel of `kernels` forced on it with the launch shape of `sms` SMs (0: this
+// device's), against one CPU reference: the problems, "" for each run that passed.
+void run_forced(const lab09::AccCase& c, const std::vector<ReferenceKernel>& kernels, int sms,
+                std::vector<std::string>& problems) {
+  const lab09::AccReference reference = lab09::cpu_reference(c);
+  for (const ReferenceKernel k : kernels) {
+    forced_kernel = k;
+    forced_sms = sms;
+    const std::string what = std::string(lab09::reference_kernel_name(k)) +
+                             " (forced, the launch shape of " +
+                             (sms > 0 ? sm_count_text(sms) : "this GPU") + ")";
+    problems.push_back(lab09::run_acc_case(c, forced_accelerations, what, &reference));
+  }
+}
+
+}  // namespace
+
+// The reference's accelerations_tiled runs one kernel of several, chosen from n and the SM count
+// (reference_kernels.h): on a GPU of more than 15 SMs the one-sided tiled kernels with 128-thread
+// blocks (1, 2 or 4 bodies per thread) never run, so the solution's correctness checks above,
+// on an H100 or H200, do not test them. Here each kernel runs forced, on any GPU: with this GPU's
+// launch shape on sizes with every kind of tail, with a small GPU's launch shape on the sizes where
+// that GPU's dispatch chooses it, and on 2^15 + 3 bodies, sampled; every compared component within
+// the lab's tolerance of the CPU reference in double (run_acc_case, as the graded checks).
+GRADED_CHECK("every reference kernel forced vs CPU reference", "[lab09][selfcheck]", 0,
+             Needs::gpu) {
+  using cudalab::derive_seed;
+  const std::vector<ReferenceKernel> every(std::begin(kEveryKernel), std::end(kEveryKernel));
+  // The dispatch as the comments of the reference, reference_kernels.h and docs/labs/09-nbody.md
+  // describe it.
+  const char* const moved =
+      ": the reference's dispatch changed; update reference_kernels.h, the comments of "
+      "solutions/09-nbody/nbody.cu and docs/labs/09-nbody.md (and the sizes here)";
+  const int pairs_from = dispatch_ranges(132).at(ReferenceKernel::pairs).first;
+  if (pairs_from != 11617)
+    FAIL("the pairs kernel runs from n = " << pairs_from << " on 132 SMs, not 11617" << moved);
+  const std::pair<ReferenceKernel, int> last_sms[] = {{ReferenceKernel::tiled_128x1, 15},
+                                                      {ReferenceKernel::tiled_128x2, 4},
+                                                      {ReferenceKernel::tiled_128x4, 1}};
+  for (const auto& [k, expected] : last_sms)
+    if (const int got = last_sm_count_choosing(k); got != expected)
+      FAIL(lab09::reference_kernel_name(k)
+           << " is chosen on GPUs of up to " << got << " SMs, not " << expected << moved);
+
+  std::vector<std::string> problems;
+  std::uint64_t key = 900;  // of the seeds
+  // This GPU's launch shape: tails of every block (64, 128), of every destination group
+  // (128 x 1, 2, 4), of the pairs kernel's chunks (32) and strips (256), one tile, several.
+  for (const int n : {1,   2,   3,   5,   31,  33,  63,  64,  65,   127,  128,  129,
+                      255, 256, 257, 383, 385, 511, 512, 513, 1000, 1025, 2049, 4099}) {
+    const lab09::AccCase c = lab09::random_case(n, 0.05f, derive_seed(base_seed(), key++));
+    run_forced(c, every, 0, problems);
+  }
+  // Under compute-sanitizer (run by hand: the sanitizer gate runs [correctness] checks only) the
+  // sizes up to 4099 only: racecheck's time grows with n^2 shared-memory reads.
+  const bool sanitized = under_sanitizer();
+  // Moderate n with a seeded softening, on both sides of the pairs kernel's point on 132 SMs.
+  for (const int n : {7777, 12289}) {
+    const std::uint64_t seed = derive_seed(base_seed(), key++);  // the same data either way
+    if (sanitized) continue;
+    const float eps = 0.01f * static_cast<float>(cudalab::random_int(seed + 1, 1, 20));
+    run_forced(lab09::random_case(n, eps, seed), every, 0, problems);
+  }
+  for (const lab09::AccCase& c : lab09::finite_cases(base_seed()))
+    run_forced(c, every, 0, problems);
+  // A small GPU's launch shape on the first and the last n its dispatch chooses each kernel for
+  // (the pairs kernel: the first): what that GPU runs. 1 SM chooses every tiled variant.
+  for (const int sms : {1, 2, 4, 15, 16}) {
+    for (const auto& [kernel, range] : dispatch_ranges(sms))
+      for (const int n : std::set<int>{range.first, range.second}) {
+        lab09::AccCase c = lab09::random_case(n, 0.05f, derive_seed(base_seed(), key++));
+        c.name += " (chosen on " + sm_count_text(sms) + ")";
+        run_forced(c, {kernel}, sms, problems);
+      }
+  }
+  // 2^15 + 3 bodies, sampled: with the launch shape of 1 SM every tiled kernel has 64
+  // destination blocks or more, so no source split (each block loops over all 257 or 513 tiles
+  // and stores without atomics), and the pairs kernel's 16 warps each cross many strips; then
+  // this GPU's shape.
+  lab09::AccCase big = lab09::random_case((1 << 15) + 3, 0.05f, derive_seed(base_seed(), key++));
+  big.sample = 512;
+  if (!sanitized) {
+    run_forced(big, every, 1, problems);
+    run_forced(big, every, 0, problems);
+  }
+
+  const std::size_t runs = problems.size();
+  problems.erase(std::remove(problems.begin(), problems.end(), std::string()), problems.end());
+  cudalab::grade::measure("forced_runs", static_cast<double>(runs));
+  cudalab::grade::require_no_failed_cases(problems, runs);
 }

@@ -1,6 +1,6 @@
 // The implementations a lab-09 grader or runner links: the candidate (student's file, the
 // solution, or a variant, chosen by the build) and the reference solution, each as an
-// NbodyVariant.
+// NbodyVariant; and the reference's kernels one by one (reference_kernels.h).
 #pragma once
 
 #undef CUDALAB_IMPL
@@ -9,6 +9,7 @@
 #undef CUDALAB_IMPL
 #define CUDALAB_IMPL reference
 #include "nbody.h"
+#include "reference_kernels.h"  // each of the reference's kernels on demand (its self-check)
 #undef CUDALAB_IMPL
 
 #include "nbody_check.h"

@@ -68,7 +68,14 @@ std::vector<int> sample_bodies(int n, int count, std::uint64_t seed) {
   return {s.begin(), s.end()};
 }
 
-std::string run_acc_case(const AccCase& c, AccFn f, const std::string& kernel) {
+AccReference cpu_reference(const AccCase& c) {
+  const std::vector<int> only =
+      c.sample > 0 ? sample_bodies(c.system.n(), c.sample, c.seed) : std::vector<int>{};
+  return accelerations_cpu(c.system.bodies, c.softening, only);
+}
+
+std::string run_acc_case(const AccCase& c, AccFn f, const std::string& kernel,
+                         const AccReference* reference) {
   const int n = c.system.n();
   const CaseInfo info = info_of(c);
   const std::string who = info.header() + ", " + kernel + " kernel";
@@ -86,9 +93,8 @@ std::string run_acc_case(const AccCase& c, AccFn f, const std::string& kernel) {
   if (std::string p = check_cuda_errors(info); !p.empty()) return p + " (" + kernel + " kernel)";
   if (std::string g = acc.check_guards(); !g.empty()) return who + ": " + g;
   const std::vector<float> got = acc.download();
-  const std::vector<int> only =
-      c.sample > 0 ? sample_bodies(n, c.sample, c.seed) : std::vector<int>{};
-  const AccReference ref = accelerations_cpu(c.system.bodies, c.softening, only);
+  const AccReference own = reference != nullptr ? AccReference{} : cpu_reference(c);
+  const AccReference& ref = reference != nullptr ? *reference : own;
   if (c.sample > 0) {  // every body must at least have been written
     const auto unwritten =
         std::count_if(got.begin(), got.end(), [](float v) { return std::isnan(v); });

@@ -45,8 +45,12 @@ std::vector<int> sample_bodies(int n, int count, std::uint64_t seed);
 
 // Runs `f` on guarded buffers (acc pre-filled with NaN): "" when every compared component is
 // within its tolerance, the guards are intact and the bodies unchanged; otherwise the first
-// problem, naming the case and the kernel.
-std::string run_acc_case(const AccCase& c, AccFn f, const std::string& kernel);
+// problem, naming the case and the kernel. `reference`: the case's CPU reference when the caller
+// has it already (cpu_reference(c), for several kernels on one case); computed here otherwise.
+std::string run_acc_case(const AccCase& c, AccFn f, const std::string& kernel,
+                         const AccReference* reference = nullptr);
+// The CPU reference of the bodies a case compares (all of them, or its sample).
+AccReference cpu_reference(const AccCase& c);
 // Runs every case and FAILs the current check with the first three problems.
 void require_all_acc(const std::vector<AccCase>& cases, AccFn f, const std::string& kernel);
 
