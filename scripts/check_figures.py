@@ -77,6 +77,29 @@ def spmv_speedup(matrix):
             f"min(ms[variant=reference, matrix={matrix}])")
 
 
+def bfs_table_row(label, graph, bold):
+    """A row of lab 08's results table: levels, the three searches' ms and the speed-up; the
+    8192 x 8192 row also quotes its vertices in millions and its speed-up in bold."""
+    ratio = "**{}**" if bold else "{}"
+    extra = ["vertices[algorithm=frontier] / 1e6"] if "{}" in label else []
+    return ("| " + label + " | {} | {} ms | {} ms | {} ms | " + ratio + " |",
+            "graph=" + graph + ", variant=reference", *extra,
+            "levels[algorithm=frontier]", "ms[algorithm=edge-parallel]", "ms[algorithm=frontier]",
+            "ms[algorithm=direction-optimising]", bfs_ratio(graph))
+
+
+def cnn_table_row(layer, out):
+    """A row of lab 10's results table: the layer's shape, the direct and fast references' ms and
+    TFLOP/s, cuDNN's, and cuDNN's time over the fast reference's."""
+    direct, fast = "variant=reference conv_forward_direct", "variant=reference conv_forward_fast"
+    return (f"| {layer}: C = {{}}, M = {{}}, K = {{}}, {out} out | {{}} ms, {{}} TFLOP/s | "
+            "**{} ms, {} TFLOP/s** | {} ms, {} TFLOP/s | **{}x** |", f"layer={layer}",
+            f"C[{fast}]", f"M[{fast}]", f"K[{fast}]",
+            f"ms[{direct}]", f"gflops[{direct}] / 1000", f"ms[{fast}]", f"gflops[{fast}] / 1000",
+            "ms[variant=cuDNN*]", "gflops[variant=cuDNN*] / 1000",
+            f"ms[variant=cuDNN*] / ms[{fast}]")
+
+
 def bfs_ratio(graph):
     """The edge-parallel search's time over the frontier search's on one graph."""
     return (f"ms[algorithm=edge-parallel, graph={graph}] / "
@@ -551,31 +574,13 @@ CLAIMS = [
          "ms[algorithm=frontier]", "gteps[algorithm=frontier]",
          "ms[algorithm=direction-optimising]", "gteps[algorithm=direction-optimising]",
          bfs_ratio("kronecker scale 22 edge factor 16")),
-        ("| grid 256 x 256 | {} | {} ms | {} ms | {} ms | {} |",
-         "graph=grid 256 x 256, variant=reference",
-         "levels[algorithm=frontier]", "ms[algorithm=edge-parallel]", "ms[algorithm=frontier]",
-         "ms[algorithm=direction-optimising]", bfs_ratio("grid 256 x 256")),
-        ("| grid 1024 x 1024 | {} | {} ms | {} ms | {} ms | {} |",
-         "graph=grid 1024 x 1024, variant=reference",
-         "levels[algorithm=frontier]", "ms[algorithm=edge-parallel]", "ms[algorithm=frontier]",
-         "ms[algorithm=direction-optimising]", bfs_ratio("grid 1024 x 1024")),
-        ("| grid 2048 x 2048 | {} | {} ms | {} ms | {} ms | {} |",
-         "graph=grid 2048 x 2048, variant=reference",
-         "levels[algorithm=frontier]", "ms[algorithm=edge-parallel]", "ms[algorithm=frontier]",
-         "ms[algorithm=direction-optimising]", bfs_ratio("grid 2048 x 2048")),
-        ("| grid 8192 x 8192 ({} million vertices) | {} | {} ms | {} ms | {} ms | **{}** |",
-         "graph=grid 8192 x 8192, variant=reference",
-         "vertices[algorithm=frontier] / 1e6",
-         "levels[algorithm=frontier]", "ms[algorithm=edge-parallel]", "ms[algorithm=frontier]",
-         "ms[algorithm=direction-optimising]", bfs_ratio("grid 8192 x 8192")),
-        ("| chain of 20,000 | {} | {} ms | {} ms | {} ms | {} |",
-         "graph=chain of 20000, variant=reference",
-         "levels[algorithm=frontier]", "ms[algorithm=edge-parallel]", "ms[algorithm=frontier]",
-         "ms[algorithm=direction-optimising]", bfs_ratio("chain of 20000")),
-        ("| 16 components of 100,000 + 1000 isolated | {} | {} ms | {} ms | {} ms | {} |",
-         "graph=disconnected*, variant=reference",
-         "levels[algorithm=frontier]", "ms[algorithm=edge-parallel]", "ms[algorithm=frontier]",
-         "ms[algorithm=direction-optimising]", bfs_ratio("disconnected*")),
+        *[bfs_table_row(label, graph, bold) for label, graph, bold in [
+            ("grid 256 x 256", "grid 256 x 256", False),
+            ("grid 1024 x 1024", "grid 1024 x 1024", False),
+            ("grid 2048 x 2048", "grid 2048 x 2048", False),
+            ("grid 8192 x 8192 ({} million vertices)", "grid 8192 x 8192", True),
+            ("chain of 20,000", "chain of 20000", False),
+            ("16 components of 100,000 + 1000 isolated", "disconnected*", False)]],
         # The roofline paragraph's 49%, 7.6e-6 edges a byte and 13,000 times come from byte
         # counts that are not in the JSON (levels x 8 bytes an edge + 4 a vertex).
         ("on the Kronecker graphs the frontier BFS reaches {} GTEPS at scale 22 and the "
@@ -642,26 +647,8 @@ CLAIMS = [
          "breakdown:kernel_ms[]"),
         ("Measured on an **NVIDIA H200** ({} SMs, {} MiB L2, CUDA 13.0", "",
          "device.sm_count", "device.l2_bytes / 1048576"),
-        ("| 1: C = {}, M = {}, K = {}, 66 x 66 out | {} ms, {} TFLOP/s | **{} ms, {} TFLOP/s** | "
-         "{} ms, {} TFLOP/s | **{}x** |", "layer=1",
-         "C[variant=reference conv_forward_fast]", "M[variant=reference conv_forward_fast]",
-         "K[variant=reference conv_forward_fast]",
-         "ms[variant=reference conv_forward_direct]",
-         "gflops[variant=reference conv_forward_direct] / 1000",
-         "ms[variant=reference conv_forward_fast]",
-         "gflops[variant=reference conv_forward_fast] / 1000",
-         "ms[variant=cuDNN*]", "gflops[variant=cuDNN*] / 1000",
-         "ms[variant=cuDNN*] / ms[variant=reference conv_forward_fast]"),
-        ("| 2: C = {}, M = {}, K = {}, 29 x 29 out | {} ms, {} TFLOP/s | **{} ms, {} TFLOP/s** | "
-         "{} ms, {} TFLOP/s | **{}x** |", "layer=2",
-         "C[variant=reference conv_forward_fast]", "M[variant=reference conv_forward_fast]",
-         "K[variant=reference conv_forward_fast]",
-         "ms[variant=reference conv_forward_direct]",
-         "gflops[variant=reference conv_forward_direct] / 1000",
-         "ms[variant=reference conv_forward_fast]",
-         "gflops[variant=reference conv_forward_fast] / 1000",
-         "ms[variant=cuDNN*]", "gflops[variant=cuDNN*] / 1000",
-         "ms[variant=cuDNN*] / ms[variant=reference conv_forward_fast]"),
+        cnn_table_row(1, "66 x 66"),
+        cnn_table_row(2, "29 x 29"),
         ("{} flops a byte for layer 1, {} for layer 2; ridge {})",
          "variant=reference conv_forward_fast",
          "gflops[layer=1] / gbs[layer=1]", "gflops[layer=2] / gbs[layer=2]",
