@@ -78,7 +78,7 @@ struct Options {
   double timeout_s = 300;
   int jobs = 0;               // processes at once for the untimed checks (0: auto)
   int sanitizer_checks = -1;  // correctness checks per sanitizer process (0: all of the lab's;
-                              // -1: auto, set in main from the labs and jobs)
+                              // -1: auto, sanitizer_group_size)
   bool sanitize = true;
   bool list = false;
   std::string json, gradescope, junit;
@@ -792,10 +792,25 @@ CheckRecord grading_error(const CheckRecord& listed, const std::exception& e) {
   return failed_check(listed, std::string("grading error: ") + e.what());
 }
 
+// Correctness checks per sanitizer process, for a lab of `checks` sanitized checks and `tools`
+// tools: --sanitizer-checks N when N > 0, all of the lab's when 0. Auto: a lab graded alone
+// (`alone_jobs`, the jobs it has to itself; 0 when several labs are graded) spreads its runs over
+// the jobs; with several labs their runs fill the jobs anyway, and one process per tool and lab
+// starts the tool least often.
+std::size_t sanitizer_group_size(std::size_t checks, std::size_t tools, int option,
+                                 int alone_jobs) {
+  if (option > 0) return static_cast<std::size_t>(option);
+  if (option < 0 && alone_jobs > 0) {
+    const auto jobs = static_cast<std::size_t>(alone_jobs);
+    return std::max<std::size_t>(1, (checks * tools + jobs - 1) / jobs);
+  }
+  return std::max<std::size_t>(1, checks);
+}
+
 // Once a lab's untimed checks are done: each sanitizer tool either runs (one job per
-// --sanitizer-checks correctness checks) or gets its verdict now.
-void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& o, JobPool& pool,
-                         SharedProgress& progress) {
+// sanitizer_group_size correctness checks) or gets its verdict now.
+void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& o, int alone_jobs,
+                         JobPool& pool, SharedProgress& progress) {
   const std::size_t first = run.listed.size();
   for (std::size_t t = 0; t < run.lab.sanitizers.size(); ++t) {
     const std::string& tool = run.lab.sanitizers[t];
@@ -810,18 +825,10 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
       std::lock_guard<std::mutex> lock(run.mutex);
       run.results[first + t] = pre;  // combined with its parts once they are all done
     }
-    // The checks in groups of --sanitizer-checks, in the list's order, whatever order they
-    // finish in. Auto (-1 here: one lab graded alone, see grade()) spreads the lab's runs over
-    // the jobs; with several labs their runs fill the jobs anyway, and one process per tool and
-    // lab starts the tool least often.
+    // The checks in groups, in the list's order, whatever order they finish in.
     const std::size_t n = run.sanitized.size();
-    std::size_t per = n;
-    if (o.sanitizer_checks > 0) per = static_cast<std::size_t>(o.sanitizer_checks);
-    if (o.sanitizer_checks < 0) {
-      const std::size_t runs = n * run.lab.sanitizers.size();
-      const auto jobs = static_cast<std::size_t>(std::max(1, o.jobs));
-      per = std::max<std::size_t>(1, (runs + jobs - 1) / jobs);
-    }
+    const std::size_t per =
+        sanitizer_group_size(n, run.lab.sanitizers.size(), o.sanitizer_checks, alone_jobs);
     std::vector<std::vector<std::string>> groups;
     for (std::size_t i = 0; i < n; i += per)
       groups.emplace_back(
@@ -858,9 +865,10 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
 void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& report,
                  const Options& o, int jobs, SharedProgress& progress) {
   JobPool pool(jobs);
+  const int alone_jobs = runs.size() == 1 ? jobs : 0;
   for (auto& owned : runs) {
     LabRun* run = owned.get();
-    pool.add([run, &report, &o, &pool, &progress] {
+    pool.add([run, alone_jobs, &report, &o, &pool, &progress] {
       try {
         prepare_lab(*run, o);
       } catch (const std::exception& e) {
@@ -875,9 +883,9 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
       }
       if (run->finished) return;
       progress.planned(run->untimed.size() + run->timed.size());
-      if (run->untimed.empty()) schedule_sanitizers(*run, report, o, pool, progress);
+      if (run->untimed.empty()) schedule_sanitizers(*run, report, o, alone_jobs, pool, progress);
       for (const std::size_t ci : run->untimed)
-        pool.add([run, ci, &report, &o, &pool, &progress] {
+        pool.add([run, ci, alone_jobs, &report, &o, &pool, &progress] {
           const CheckRecord& listed = run->listed[ci];
           progress.started("lab " + run->lab.id + ": " + listed.name);
           const Stopwatch time;
@@ -898,7 +906,7 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
             last = --run->untimed_left == 0;
           }
           progress.finished();
-          if (last) schedule_sanitizers(*run, report, o, pool, progress);
+          if (last) schedule_sanitizers(*run, report, o, alone_jobs, pool, progress);
         });
     });
   }
@@ -993,8 +1001,6 @@ int grade(Options o) {
   std::vector<std::unique_ptr<LabRun>> runs;
   for (const auto& lab : labs) runs.push_back(std::make_unique<LabRun>(lab));
   const int jobs = untimed_jobs(o, report);
-  if (o.sanitizer_checks < 0 && runs.size() > 1) o.sanitizer_checks = 0;
-  if (o.sanitizer_checks < 0) o.jobs = jobs;  // schedule_sanitizers spreads one lab over them
   run_untimed(runs, report, o, jobs, progress);
   run_timed(runs, o, progress);
   progress.clear();
