@@ -12,6 +12,8 @@
 // (CUPTI's records of what ran: register tiling). The sanitize label runs memcheck and racecheck.
 #include <cmath>
 #include <filesystem>
+#include <set>
+#include <string>
 
 #include "cnn_cpu.h"
 #include "grading.h"
@@ -53,11 +55,15 @@ GRADED_CHECK("fast kernel uses shared or constant memory", "[lab10][technique]",
 
 // Milestone 3 of the page: register tiling. What ran is counted, not what the file says: CUPTI's
 // kernel records give every launch's grid and block, so the threads that conv_forward_fast put to
-// work (in all its kernels) are compared with the outputs of the layer. A thread that computes
-// one output reads each input value for one multiply; one that computes a tile of outputs (maps,
-// rows) reuses it from a register. Whether the reuse pays is for the performance checks to say.
+// work (in the kernels of its file) are compared with the outputs of the layer. A thread that
+// computes one output reads each input value for one multiply; one that computes a tile of outputs
+// (maps, rows) reuses it from a register. Whether the reuse pays is for the performance checks to
+// say.
 GRADED_CHECK("fast kernel computes several outputs per thread (register tiling)",
              "[lab10][technique]", 10, Needs::gpu) {
+  std::set<std::string> file_kernels;
+  for (const auto& k : cudalab::grade::analyse_kernels(cudalab::grade::candidate_ptx()))
+    file_kernels.insert(k.name);
   int layer = 0;
   for (const lab10::LayerCase& c : lab10::course_shape_cases(base_seed(), 2)) {
     ++layer;
@@ -71,17 +77,16 @@ GRADED_CHECK("fast kernel computes several outputs per thread (register tiling)"
     }
     if (!problem.empty()) FAIL("the fast kernel must first compute the layer right: " + problem);
     const auto outputs = static_cast<long long>(c.shape.y_count());
-    // The candidate's kernels only (its namespace, lab10::candidate, is in every mangled name):
-    // the harness's own kernels (input fills, comparisons) are not the candidate's threads.
+    // The kernels of the candidate's file only (those of its PTX, as the technique checks judge
+    // them): the harness's own kernels (input fills, comparisons) are not the candidate's threads.
     long long threads = 0;
-    for (const auto& k : trace.kernels)
-      if (k.name.find("5lab109candidate") != std::string::npos) threads += k.threads;
-    cudalab::grade::measure("outputs_per_thread_layer" + std::to_string(layer),
-                            threads > 0 ? static_cast<double>(outputs) / threads : 0.0);
+    for (const auto& launch : trace.kernels)
+      if (file_kernels.count(launch.name) > 0) threads += launch.threads;
+    const double per_thread = threads > 0 ? static_cast<double>(outputs) / threads : 0.0;
+    cudalab::grade::measure("outputs_per_thread_layer" + std::to_string(layer), per_thread);
     if (threads == 0 || outputs < 2 * threads)
       FAIL(c.name + ": conv_forward_fast launched " + std::to_string(threads) + " threads for " +
-           std::to_string(outputs) + " outputs (" +
-           cudalab::format_value(threads > 0 ? static_cast<double>(outputs) / threads : 0.0) +
+           std::to_string(outputs) + " outputs (" + cudalab::format_value(per_thread) +
            " per thread); register tiling gives each thread a tile of at least 2 outputs (several "
            "maps or rows of one image), each input value read once for all of them");
   }
