@@ -3,8 +3,9 @@
 
 SUBMISSIONS holds one entry per student: a folder, or an archive (.zip, .tar.gz, .tgz, .tar)
 with that student's lab files. Only the known student files are taken (each lab's one .cu file,
-found by its path in the repository or, when that is unique, by its name); anything else is
-ignored and listed in the student's meta.json.
+found by its path in the repository or, when that is unique, by its name, and each lab's
+report.md, found by its path); anything else is ignored and listed in the student's meta.json.
+The report.md files are not compiled: they are kept in OUT/students/<id>/analysis/.
 
 Each worker (one per GPU, CUDA_VISIBLE_DEVICES set to it) has a copy of the repository and one
 build of the framework, made once. For each submission it puts the skeletons back, copies the
@@ -20,7 +21,7 @@ collector job (--collect) that makes the class reports once every task has ended
 
 Output (OUT, default batch-out/): seed (the batch's secret seed, mode 0600), batch.json,
 skeleton.json, students/<id>/{report.json, meta.json, build.log, grade.log, student-report.json,
-results.json, junit.xml} and class/{grades.csv, index.html} (scripts/batch_report.py); the
+results.json, junit.xml, analysis/NN-name.md, analysis.html} and class/{grades.csv, index.html} (scripts/batch_report.py); the
 workers' folders in work/ (--work); with --slurm, slurm/{manifest.tsv, jobs.json, *.sbatch, logs/}.
 """
 
@@ -51,6 +52,8 @@ MAX_FILE_BYTES = 1 << 20  # a lab file larger than 1 MiB is not a lab file
 MAX_MEMBERS = 10000  # entries looked at in one submission
 SAFE_ID = re.compile(r"[^A-Za-z0-9@._+-]")
 STUDENT_OUTPUTS = ("report.json", "student-report.json", "results.json", "junit.xml")
+REPORT_NAME = "report.md"  # labs/NN-name/report.md: the student's analysis of the lab
+REPORTS_DIR = "analysis"  # OUT/students/<id>/analysis/NN-name.md: the report.md files handed in
 # What meta.json says of a submission a Slurm task has not graded (yet): written when the batch
 # is submitted, then when its task starts, so that a task Slurm cancels or kills leaves it.
 NOT_RUN = "not graded: the Slurm task did not run (cancelled, or it could not start)"
@@ -91,6 +94,32 @@ def student_files(root):
     if not files:
         raise UsageError("no labs found in %s/CMakeLists.txt" % root)
     return files
+
+
+def report_files(known):
+    """[repo-relative path of each lab's report.md]: the student's analysis (the exercises' numbers,
+    the answers to the questions), handed in beside the lab file, kept in OUT, never compiled."""
+    return [os.path.dirname(rel) + "/" + REPORT_NAME for rel in known.values()]
+
+
+def is_report(rel):
+    return rel.endswith("/" + REPORT_NAME)
+
+
+def save_reports(student_dir, files):
+    """Writes the submission's report.md files to OUT/students/<id>/analysis/NN-name.md (the
+    earlier ones go); returns their names there."""
+    folder = os.path.join(student_dir, REPORTS_DIR)
+    shutil.rmtree(folder, ignore_errors=True)
+    saved = []
+    for rel, data in sorted(files.items()):
+        if is_report(rel):
+            os.makedirs(folder, exist_ok=True)
+            name = os.path.basename(os.path.dirname(rel)) + ".md"
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+            saved.append(REPORTS_DIR + "/" + name)
+    return saved
 
 
 def match_members(names, known):
@@ -386,6 +415,8 @@ class Worker:
         for rel in self.known.values():
             shutil.copy2(os.path.join(ROOT, rel), os.path.join(self.tree, rel))
         for rel, data in files.items():
+            if is_report(rel):  # read by the instructor, not compiled
+                continue
             with open(os.path.join(self.tree, rel), "wb") as f:
                 f.write(data)
         manifest = self.manifest()
@@ -503,7 +534,7 @@ def choose(submissions, out, args, known):
         if only is not None and sid not in only:
             continue
         student_dir = os.path.join(out, "students", sid)
-        files, ignored, error = read_submission(entry, list(known.values()))
+        files, ignored, error = read_submission(entry, list(known.values()) + report_files(known))
         hashes = {rel: sha256(data) for rel, data in files.items()}
         meta = read_meta(student_dir)
         graded = meta is not None and os.path.exists(os.path.join(student_dir, "report.json"))
@@ -550,7 +581,8 @@ class Batch:
                     f.write("%d\n" % secrets.randbelow(2**62))
             write_json(os.path.join(self.out, "skeleton.json"),
                        {rel: sha256(read_file(os.path.join(ROOT, rel)))
-                        for rel in self.known.values()})
+                        for rel in list(self.known.values()) + report_files(self.known)
+                        if os.path.exists(os.path.join(ROOT, rel))})
         self.seed = None
         if os.path.exists(seed_path):
             with open(seed_path) as f:
@@ -575,6 +607,7 @@ def clear_outputs(student_dir):
             os.remove(os.path.join(student_dir, name))
         except FileNotFoundError:
             pass
+    shutil.rmtree(os.path.join(student_dir, REPORTS_DIR), ignore_errors=True)
 
 
 def grade_submission(worker, b, item, more=None):
@@ -589,6 +622,8 @@ def grade_submission(worker, b, item, more=None):
             "build_seconds": 0.0, "grade_seconds": 0.0, "compiled": {}, "graded_at": now(),
             "state": "done"}
     meta.update(more or {})
+    meta["reports"] = save_reports(student_dir, files)
+    files = {rel: data for rel, data in files.items() if not is_report(rel)}
     if error is None and not files:
         meta["error"] = "no lab file found in the submission"
     if meta["error"] is None:
@@ -901,7 +936,7 @@ def run_task(args, b):
     entry = os.path.join(b.submissions_dir, name)
     if b.seed is None:
         raise UsageError("%s: no seed: not a submitted batch" % b.out)
-    files, ignored, error = read_submission(entry, list(b.known.values()))
+    files, ignored, error = read_submission(entry, list(b.known.values()) + report_files(b.known))
     hashes = {rel: sha256(data) for rel, data in files.items()}
     item = (sid, entry, files, ignored, error, hashes)
     slurm = {"job": "%s_%s" % (os.environ.get("SLURM_ARRAY_JOB_ID", "?"),

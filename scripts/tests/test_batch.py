@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Unit tests of scripts/batch.py without a build: which files of a submission are taken, unsafe
-archives, the students' ids, the worker-to-GPU mapping, the worker folders, the Slurm scripts,
+archives, the report.md files taken beside the lab files, the students' ids, the worker-to-GPU mapping, the worker folders, the Slurm scripts,
 manifest and collector, and bad options (exit code 2)."""
 
 import contextlib
@@ -374,6 +374,71 @@ class SlurmCommandLine(unittest.TestCase):
                      ["s", "--collect", "--force"], ["s", "--task-index", "-1"]):
             with self.assertRaises(batch.UsageError, msg=argv):
                 batch.parse(argv)
+
+
+class Reports(unittest.TestCase):
+    """Each lab's report.md is taken with the lab file, kept in OUT, never compiled."""
+    KNOWN_LABS = {"01": KNOWN[0], "02": KNOWN[1]}
+    REPORTS = ["labs/01-conv1d-basic/report.md", "labs/02-conv1d-tiled/report.md"]
+
+    def test_each_lab_has_its_report_beside_the_lab_file(self):
+        self.assertEqual(batch.report_files(self.KNOWN_LABS), self.REPORTS)
+
+    def test_a_report_is_taken_by_its_path_not_by_its_name(self):
+        d = tempfile.mkdtemp()
+        with zipfile.ZipFile(os.path.join(d, "s.zip"), "w") as z:
+            z.writestr("alice/labs/01-conv1d-basic/conv1d_basic.cu", "code")
+            z.writestr("alice/labs/01-conv1d-basic/report.md", "# my analysis <script>")
+            z.writestr("report.md", "which lab?")  # ten labs have one: ambiguous
+        files, ignored, error = batch.read_submission(os.path.join(d, "s.zip"),
+                                                      KNOWN + self.REPORTS)
+        self.assertIsNone(error)
+        self.assertEqual(files, {KNOWN[0]: b"code", self.REPORTS[0]: b"# my analysis <script>"})
+        self.assertEqual(ignored, ["report.md (not a lab file)"])
+
+    def grade(self, files):
+        """grade_submission with a worker that records what it was given."""
+        out = tempfile.mkdtemp()
+        given = {}
+
+        class Worker:
+            gpu, name = None, "w0"
+
+            def grade(self, sid, files, student_dir, seed):
+                given.update(files)
+                with open(os.path.join(student_dir, "report.json"), "w") as f:
+                    f.write("{}")
+                return 1.0, 2.0, {"01": True}
+
+        b = types.SimpleNamespace(out=out, seed=1,
+                                  student_dir=lambda sid: os.path.join(out, "students", sid))
+        saved, batch.student_reports = batch.student_reports, lambda out, sid: None
+        try:
+            item = ("alice", "alice.zip", files, [], None, {})
+            meta = batch.grade_submission(Worker(), b, item)
+        finally:
+            batch.student_reports = saved
+        return meta, given, b.student_dir("alice")
+
+    def test_the_report_is_kept_and_not_compiled(self):
+        meta, given, folder = self.grade({KNOWN[0]: b"code", self.REPORTS[0]: b"r = 2.5"})
+        self.assertEqual(given, {KNOWN[0]: b"code"})
+        self.assertEqual(meta["reports"], ["analysis/01-conv1d-basic.md"])
+        self.assertIsNone(meta["error"])
+        with open(os.path.join(folder, "analysis", "01-conv1d-basic.md"), "rb") as f:
+            self.assertEqual(f.read(), b"r = 2.5")
+
+    def test_a_report_alone_is_no_lab_file(self):
+        meta, given, folder = self.grade({self.REPORTS[1]: b"only words"})
+        self.assertEqual(meta["error"], "no lab file found in the submission")
+        self.assertEqual(given, {})
+        self.assertEqual(meta["reports"], ["analysis/02-conv1d-tiled.md"])
+
+    def test_an_earlier_report_does_not_stay(self):
+        _, _, folder = self.grade({KNOWN[0]: b"code", self.REPORTS[0]: b"old"})
+        os.makedirs(os.path.join(folder, "analysis"), exist_ok=True)
+        batch.clear_outputs(folder)
+        self.assertFalse(os.path.exists(os.path.join(folder, "analysis")))
 
 
 if __name__ == "__main__":
