@@ -12,7 +12,8 @@ OUT is the batch's output folder, written by the batch driver (scripts/batch.py)
     OUT/<seed_file>                       the batch's secret seed (read, never shown or copied)
     OUT/students/<s>/report.json          the grade report (cudalab-grade-report/1); may be missing
     OUT/students/<s>/meta.json            {student, files, ignored, error, gpu, worker,
-                                           build_seconds, grade_seconds, compiled}
+                                           build_seconds, grade_seconds, compiled, reports}
+    OUT/students/<s>/analysis/NN-name.md  the student's labs/NN-name/report.md, as handed in
 
 It writes, for each student, in OUT/students/<s>/ (meant for the student: the seed is withheld,
 and the per-case seeds and CUDALAB_SEED=... in the checks' messages are replaced by [withheld]):
@@ -20,11 +21,15 @@ and the per-case seeds and CUDALAB_SEED=... in the checks' messages are replaced
     student-report.json   the report, "seed": null and "seed_withheld": true
     results.json          Gradescope's autograder format
     junit.xml             one <testsuite> per lab, one <testcase> per check
+    analysis.html         for the instructor, where the student handed in report.md files: each
+                          report beside the lab's grade, check by check (the text escaped: it is
+                          the student's, untrusted)
 
 and for the class (meant for the instructor), in OUT/class/:
 
     grades.csv            one row per student: points, per lab, per check, status columns
-    index.html            a static page: the batch, the outliers, plots, a row per student
+    index.html            a static page: the batch, the outliers, plots, a row per student,
+                          the students' report.md files beside their points per lab
     *.png                 the page's plots (matplotlib, Agg)
 
 Then one summary line on stdout. A student whose report is missing or malformed is listed as not
@@ -55,6 +60,9 @@ STATUSES = ("passed", "partial", "failed", "skipped")
 FAST_RATIO = 0.5  # a ratio below this is far faster than the reference: worth a look
 WITHHELD = "[withheld]"
 STUDENT_FILES = ("student-report.json", "results.json", "junit.xml")
+ANALYSIS_DIR = "analysis"  # OUT/students/<s>/analysis/NN-name.md: the report.md files handed in
+ANALYSIS_PAGE = "analysis.html"
+MAX_ANALYSIS_CHARS = 100_000  # shown of one report.md; the rest is cut, and the page says so
 PLOTS = ("scores", "ratios", "pass-rates")
 SYSTEM_PYTHON = "/usr/bin/python3"  # where Debian's python3-matplotlib is
 
@@ -189,6 +197,7 @@ class Student:
         self.fast = []  # (lab, check, ratio, status)
         self.not_compiled = []
         self.unchanged = []  # student file paths equal to the skeleton's
+        self.analysis = []  # (lab id, file name, text) of the report.md files handed in
 
     @property
     def graded(self):
@@ -205,8 +214,32 @@ class Student:
         return {lab["lab"]: lab for lab in self.report["labs"]} if self.report else {}
 
 
+def read_analysis(folder):
+    """[(lab id, file name, text)] of the report.md files in the student's analysis/ folder (the
+    student's words: decoded leniently, cut at MAX_ANALYSIS_CHARS)."""
+    where = os.path.join(folder, ANALYSIS_DIR)
+    try:
+        names = sorted(n for n in os.listdir(where) if re.match(r"^[0-9]+-[A-Za-z0-9_-]+\.md$", n))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        try:
+            with open(os.path.join(where, name), "rb") as f:
+                data = f.read(4 * MAX_ANALYSIS_CHARS + 1)
+        except OSError:
+            continue
+        text = data.decode("utf-8", errors="replace")
+        if len(text) > MAX_ANALYSIS_CHARS or len(data) > 4 * MAX_ANALYSIS_CHARS:
+            text = text[:MAX_ANALYSIS_CHARS] + "\n[... cut: longer than %d characters]" % (
+                MAX_ANALYSIS_CHARS)
+        found.append((name.split("-", 1)[0], name, text))
+    return found
+
+
 def load_student(sid, folder):
     s = Student(sid, folder)
+    s.analysis = read_analysis(folder)
     s.meta, s.meta_problem = read_meta(os.path.join(folder, "meta.json"))
     if s.meta_problem:
         s.flags.append(("meta", s.meta_problem))
@@ -656,6 +689,11 @@ def write_student(b, s):
                json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     write_file(os.path.join(s.folder, "junit.xml"),
                '<?xml version="1.0" encoding="UTF-8"?>\n' + junit(b, s, report) + "\n")
+    page = os.path.join(s.folder, ANALYSIS_PAGE)
+    if s.analysis:
+        write_file(page, analysis_page(s))
+    elif os.path.exists(page):  # nothing of an earlier run may stay
+        os.unlink(page)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1015,6 +1053,12 @@ figure img { max-width: 100%; height: auto; border: 1px solid var(--line); borde
 figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; }
 .empty { color: var(--muted); font-style: italic; }
 footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
+pre.report-md { white-space: pre-wrap; word-break: break-word; background: #f7f8fa;
+                border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px;
+                font-size: 12.5px; max-height: 480px; overflow: auto; }
+.grade { font-weight: 400; color: var(--muted); margin-left: 8px; }
+details.student-reports { margin: 8px 0; }
+details.student-reports summary { cursor: pointer; font-weight: 600; }
 """
 
 
@@ -1080,10 +1124,53 @@ def summary_line(b):
     return text
 
 
+def lab_grade_text(s, lab):
+    """'37.5 / 100' for the student's lab, or why there is none."""
+    if not s.graded:
+        return "not graded"
+    x = s.labs().get(lab)
+    if x is None:
+        return "not in the report"
+    return f"{number_text(round(x['points'], 2))} / {number_text(x['max_points'])}"
+
+
+def analysis_sections(s, heading):
+    """The student's report.md files, each beside the lab's grade, as HTML (the text escaped)."""
+    h = []
+    for lab, name, text in s.analysis:
+        h.append(f'<section class="analysis"><{heading}>Lab {esc(lab)}: report.md '
+                 f'<span class="grade">{esc(lab_grade_text(s, lab))}</span></{heading}>\n')
+        x = s.labs().get(lab)
+        if x is not None and x["checks"]:
+            h.append('<table class="checks"><thead><tr><th>check</th><th>status</th>'
+                     '<th class="n">points</th></tr></thead><tbody>\n')
+            for c in x["checks"]:
+                r = ratio_of(c) if is_perf(c) else None
+                h.append(f"<tr><td>{esc(c['check'])}</td><td>{esc(c['status'])}"
+                         f"{esc(f' (r = {r:.3g})') if r else ''}</td><td class=\"n\">"
+                         f"{esc(number_text(round(c['points'], 2)))} / "
+                         f"{esc(number_text(c['max']))}</td></tr>\n")
+            h.append("</tbody></table>\n")
+        h.append(f'<pre class="report-md">{esc(text)}</pre></section>\n')
+    return "".join(h)
+
+
+def analysis_page(s):
+    """OUT/students/<s>/analysis.html: the student's report.md files beside the grades."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>CUDA Labs: {esc(s.id)}'s reports</title>\n<style>{CSS}</style>\n</head>\n"
+            f"<body>\n<main>\n<h1>{esc(s.id)}: reports and grades</h1>\n"
+            '<p class="lead">For the instructor: each report.md the student handed in, as written '
+            "(shown as text, never as HTML), beside the lab's grade and its checks.</p>\n"
+            + analysis_sections(s, "h2") +
+            "<footer>Made by scripts/batch_report.py.</footer>\n</main>\n</body>\n</html>\n")
+
+
 def files_links(s):
     base = "../students/" + urllib.parse.quote(s.id) + "/"
     names = (("student-report.json", "student"), ("results.json", "gradescope"),
-             ("junit.xml", "junit"), ("report.json", "report"), ("meta.json", "meta"))
+             ("junit.xml", "junit"), ("report.json", "report"), ("meta.json", "meta"),
+             (ANALYSIS_PAGE, "reports"))
     return "".join(f'<a href="{esc(base + n)}">{label}</a>' for n, label in names
                    if os.path.exists(os.path.join(s.folder, n)))
 
@@ -1153,7 +1240,8 @@ def page(b, columns, plots, plot_note):
     h.append('<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
              + "</dl>\n")
     h.append('<nav><a href="#outliers">Outliers</a><a href="#plots">Plots</a>'
-             '<a href="#students">Students</a><a href="grades.csv">grades.csv</a></nav>\n')
+             '<a href="#students">Students</a><a href="#reports">Reports</a>'
+             '<a href="grades.csv">grades.csv</a></nav>\n')
     for w in b.warnings:
         h.append(f'<div class="warn">{esc(w)}</div>\n')
     no_gpu = sum(1 for s in graded if s.report.get("device") is None)
@@ -1274,6 +1362,26 @@ def page(b, columns, plots, plot_note):
                      f"{esc(s.error)}</td>")
         h.append(f"<td class=\"flags\">{pills(s)}</td></tr>\n")
     h.append("</tbody></table>\n")
+
+    # The students' own analysis, beside their points.
+    h.append("<h2 id=\"reports\">Reports (report.md)</h2>\n")
+    with_reports = [s for s in b.students if s.analysis]
+    if with_reports:
+        h.append(f'<p class="note">{len(with_reports)} of {len(b.students)} students handed in '
+                 "a report.md (the exercises' numbers and the answers to the questions), shown as "
+                 "they wrote it, beside the lab's points; each student's page (reports, under the "
+                 "name) adds the checks.</p>\n")
+        for s in with_reports:
+            h.append(f"<details class=\"student-reports\"><summary><a href=\"#{anchor(s.id)}\">"
+                     f"{esc(s.id)}</a>: labs {esc(', '.join(lab for lab, _, _ in s.analysis))}"
+                     "</summary>\n")
+            for lab, name, text in s.analysis:
+                h.append(f"<h4>Lab {esc(lab)} <span class=\"grade\">"
+                         f"{esc(lab_grade_text(s, lab))}</span></h4>\n"
+                         f"<pre class=\"report-md\">{esc(text)}</pre>\n")
+            h.append("</details>\n")
+    else:
+        h.append('<p class="empty">No student handed in a report.md.</p>\n')
     h.append(f"<footer>Made by scripts/batch_report.py from {esc(os.path.abspath(b.out))} "
              f"on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}. The same "
              "numbers as a table: <a href=\"grades.csv\">grades.csv</a>.</footer>\n")

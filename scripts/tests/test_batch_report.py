@@ -100,6 +100,22 @@ def build_class(out):
     # an id with characters HTML must escape
     fx.write_student(out, ODD_ID, fx.make_report(labs), fx.meta_of(ODD_ID, own[ODD_ID], labs))
 
+    # report.md files handed in (the batch keeps them in analysis/): untrusted text
+    write_analysis(out, "alice", "01-conv1d-basic", ANALYSIS)
+    write_analysis(out, "alice", "03-conv1d-constant", "# Lab 03\n\n1. Half the requests.\n")
+    write_analysis(out, "dave", "02-conv1d-tiled", "dave's words, never graded")
+
+
+ANALYSIS = ("# Lab 01 report\n\n<script>alert('x')</script> & my r = 2.49\n"
+            "| exercise | predicted | measured |\n| requests | 37.7 M | 37.7 M |\n")
+
+
+def write_analysis(out, sid, lab, text):
+    folder = os.path.join(out, "students", sid, "analysis")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, lab + ".md"), "w", encoding="utf-8") as f:
+        f.write(text)
+
 
 class ClassReport(unittest.TestCase):
     @classmethod
@@ -316,6 +332,35 @@ class ClassReport(unittest.TestCase):
         self.assertIn("<code>labs/01-conv1d-basic/conv1d_basic.cu</code></td><td>"
                       '<a href="#s-alice">alice</a>, <a href="#s-erin">erin</a>', outliers)
         self.assertIn("labs 01, 02, 03 (every file: the skeleton itself)", outliers)
+
+    def test_reports_on_the_class_page_escaped_beside_the_points(self):
+        reports = self.html[self.html.index('id="reports"'):self.html.index("<footer")]
+        self.assertIn("2 of 11 students handed in a report.md", reports)
+        self.assertIn("&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; my r = 2.49",
+                      reports)
+        self.assertNotIn("<script", reports)
+        self.assertRegex(reports, r'<a href="#s-alice">alice</a>: labs 01, 03</summary>\n'
+                                  r'<h4>Lab 01 <span class="grade">[0-9.]+ / [0-9.]+</span></h4>')
+        self.assertIn('<h4>Lab 02 <span class="grade">not graded</span></h4>', reports)
+        self.assertIn('<a href="../students/alice/analysis.html">reports</a>', self.html)
+        self.assertNotIn('<a href="../students/bob/analysis.html">', self.html)
+
+    def test_student_page_shows_each_report_beside_its_checks(self):
+        with open(self.student_file("alice", "analysis.html"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("<h1>alice: reports and grades</h1>", page)
+        self.assertEqual(page.count('<pre class="report-md">'), 2)
+        self.assertIn("&lt;script&gt;", page)
+        self.assertNotIn("<script", page)
+        self.assertIn("<td>performance vs reference</td><td>passed (r = ", page)
+        self.assertFalse(os.path.exists(self.student_file("bob", "analysis.html")))
+        with open(self.student_file("dave", "analysis.html"), encoding="utf-8") as f:
+            self.assertIn("dave&#x27;s words, never graded", f.read())
+
+    def test_a_report_md_is_never_in_a_student_file(self):
+        for name in STUDENT_OUTPUTS:
+            with open(self.student_file("alice", name), encoding="utf-8") as f:
+                self.assertNotIn("my r = 2.49", f.read(), name)
 
     def test_thresholds_read_from_messages(self):
         b = br.load_batch(self.out)
