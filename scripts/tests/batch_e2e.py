@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end test of ./cudalab batch on six synthetic submissions (labs 01 and 02 only, to keep
 it short): a correct one, the skeleton, one that does not compile, one that hangs, an archive
-with extra and unsafe files, and one that cheats. Run by CI (.ci/run) after the test suite; on a
+with extra and unsafe files, and one that cheats; three hand in a report.md, kept and shown. Run by CI (.ci/run) after the test suite; on a
 machine without a GPU the GPU checks are skipped and what is checked is what the CPU decides
 (compile errors, hangs, the audit, which files are taken, the reports).
 
@@ -27,6 +27,12 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAB01 = "labs/01-conv1d-basic/conv1d_basic.cu"
 LAB02 = "labs/02-conv1d-tiled/conv1d_tiled.cu"
+REPORT01 = "labs/01-conv1d-basic/report.md"
+REPORT02 = "labs/02-conv1d-tiled/report.md"
+# Three students hand in a report.md: the batch keeps it, the class page shows it, escaped.
+ALICE_REPORT = "# Lab 01 report\n\nPredicted 37.7 M load requests; measured 37.7 M.\n"
+CAROL_REPORT = "# Lab 02 report\n\n1. The halo is 2r elements.\n"
+ERIN_REPORT = "# Lab 02 <b>report</b> & notes\n"
 
 
 def read(rel):
@@ -49,13 +55,14 @@ def write_tree(folder, files):
 def make_submissions(subs):
     a01, a02 = answer("01-conv1d-basic"), answer("02-conv1d-tiled")
     # alice: a folder laid out as the repository, both labs right.
-    write_tree(os.path.join(subs, "alice"), {LAB01: a01, LAB02: a02})
+    write_tree(os.path.join(subs, "alice"), {LAB01: a01, LAB02: a02, REPORT01: ALICE_REPORT})
     # bob: hands in the skeletons unchanged.
     write_tree(os.path.join(subs, "bob"), {LAB01: read(LAB01), LAB02: read(LAB02)})
     # carol: a zip of flat files (as an LMS export gives them); lab 01 does not compile.
     with zipfile.ZipFile(os.path.join(subs, "carol.zip"), "w") as z:
         z.writestr("conv1d_basic.cu", a01 + "\nthis is not C++;\n")
         z.writestr("conv1d_tiled.cu", a02)
+        z.writestr("carol/" + REPORT02, CAROL_REPORT)
     # dave: lab 01 hangs before any check can run (a static initializer that never returns).
     hang = a01 + ("\nnamespace lab01 {\nnamespace CUDALAB_IMPL {\nint hang() {\n"
                   "  for (volatile int i = 0;; i = i + 0) {\n  }\n  return 0;\n}\n"
@@ -68,7 +75,8 @@ def make_submissions(subs):
     # erin: an archive with extra files, a path that climbs out, a link and lab 02 only.
     with tarfile.open(os.path.join(subs, "erin.tgz"), "w:gz") as t:
         for name, text in (("erin/README.md", "my notes\n"), ("erin/build/junk.o", "junk"),
-                           ("../escape.cu", "int x;\n"), ("erin/" + LAB02, a02)):
+                           ("../escape.cu", "int x;\n"), ("erin/" + LAB02, a02),
+                           ("erin/" + REPORT02, ERIN_REPORT)):
             data = text.encode()
             info = tarfile.TarInfo(name)
             info.size = len(data)
@@ -135,7 +143,21 @@ def main(argv):
            "dave: lab 01's correctness checks time out (the others are not run)")
     erin_meta = json.load(open(os.path.join(out, "students", "erin", "meta.json")))
     ignored = " ".join(erin_meta["ignored"])
-    expect(list(erin_meta["files"]) == [LAB02], "erin: only the lab 02 file is taken")
+    expect(sorted(erin_meta["files"]) == [LAB02, REPORT02],
+           "erin: only the lab 02 file and its report.md are taken")
+    for sid, lab, text in (("alice", "01-conv1d-basic", ALICE_REPORT),
+                           ("carol", "02-conv1d-tiled", CAROL_REPORT),
+                           ("erin", "02-conv1d-tiled", ERIN_REPORT)):
+        path = os.path.join(out, "students", sid, "analysis", lab + ".md")
+        kept = os.path.exists(path) and open(path).read() == text
+        expect(kept, "%s: the report.md handed in is kept in %s" % (sid, os.path.relpath(path, out)))
+    page = open(os.path.join(out, "class", "index.html")).read()
+    expect("Lab 02 &lt;b&gt;report&lt;/b&gt; &amp; notes" in page and "<b>report</b>" not in page
+           and "Predicted 37.7 M load requests" in page and "The halo is 2r elements" in page,
+           "the class page shows the three report.md files, escaped")
+    expect(os.path.exists(os.path.join(out, "students", "erin", "analysis.html")) and
+           not os.path.exists(os.path.join(out, "students", "bob", "analysis.html")),
+           "each student who handed in a report.md has an analysis.html, the others none")
     expect("README.md" in ignored and "escape.cu" in ignored and "conv1d_basic.cu" in ignored,
            "erin: the README, the climbing path and the link are ignored and listed")
     frank01 = checks(out, "frank", "01")
