@@ -37,6 +37,17 @@ endif()
 add_library(cudalab_stb INTERFACE)
 target_include_directories(cudalab_stb SYSTEM INTERFACE "${STB_INCLUDE_DIR}")
 
+# libseccomp: the candidate process (cudalab-serve) confines itself with a seccomp filter before
+# it loads the student's file.
+find_path(CUDALAB_SECCOMP_INCLUDE_DIR seccomp.h)
+find_library(CUDALAB_SECCOMP_LIBRARY seccomp)
+if(NOT CUDALAB_SECCOMP_INCLUDE_DIR OR NOT CUDALAB_SECCOMP_LIBRARY)
+  message(FATAL_ERROR "libseccomp not found. Install it with: scripts/setup (Debian/Ubuntu: apt-get install libseccomp-dev)")
+endif()
+add_library(cudalab_seccomp INTERFACE)
+target_include_directories(cudalab_seccomp SYSTEM INTERFACE "${CUDALAB_SECCOMP_INCLUDE_DIR}")
+target_link_libraries(cudalab_seccomp INTERFACE "${CUDALAB_SECCOMP_LIBRARY}")
+
 find_program(CUDALAB_COMPUTE_SANITIZER compute-sanitizer
   HINTS "${CUDAToolkit_BIN_DIR}" /usr/local/cuda/bin /usr/local/cuda/compute-sanitizer)
 if(CUDALAB_COMPUTE_SANITIZER)

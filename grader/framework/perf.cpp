@@ -12,6 +12,7 @@
 #include "cudalab/device_info.h"
 #include "grading.h"
 #include "policy.h"
+#include "remote.h"
 
 namespace cudalab::grade {
 
@@ -21,7 +22,23 @@ struct Measured {
   Timing candidate, reference;
   double ratio;
   DeviceInfo device;
+  bool host_clocked = false;  // timed on the host's clock (the candidate in its own process)
 };
+
+// Median of an empty fence on the host's clock: a device synchronisation with nothing to wait for.
+double empty_fence_ms() {
+  std::vector<double> ms;
+  for (int i = 0; i < 21; ++i) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto start = std::chrono::steady_clock::now();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
 
 // The device's facts and copy bandwidth, measured once per process.
 const DeviceInfo& cached_device() {
@@ -132,7 +149,7 @@ class OutputChecks {
 // reference's slowest is past r_zero already: sampling stops there (a one-thread-block kernel
 // would otherwise spend the time cap).
 Measured measure_pair(const Launch& candidate, const Launch& reference, const Workload& work,
-                      OutputChecks* outputs, double r_zero) {
+                      OutputChecks* outputs, double r_zero, bool remote_candidate) {
   Measured m;
   m.device = cached_device();
   Stream stream;
@@ -147,6 +164,12 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
       const double slowest_reference = *std::max_element(s[1].begin(), s[1].end());
       return *std::min_element(s[0].begin(), s[0].end()) > r_zero * slowest_reference;
     };
+  if (remote_candidate) {
+    // The candidate runs in its own process: both timed on the host's clock, each less the cost
+    // of an empty round (the candidate's: a call that runs nothing; the reference's: a fence).
+    options.host_clock_overhead_ms = {remote::ping_ms(), empty_fence_ms()};
+    m.host_clocked = true;
+  }
   if (outputs != nullptr) {
     options.before_sample = [outputs](std::size_t launch, cudaStream_t s) {
       outputs->before(launch, s);
@@ -250,6 +273,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
       first.after(launch, stream.get());
     }
     CUDA_CHECK(cudaGetLastError());
+    if (const std::string e = remote::take_error(); !e.empty()) FAIL("not timed: " + e);
     if (const std::string p = first.problem(/*untimed=*/true); !p.empty())
       FAIL(
           "not timed: the output must match the reference's on the performance workload "
@@ -270,7 +294,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   }
   trace("performance: untimed run compared");
   OutputChecks outputs(checks);
-  const Measured m = measure_pair(candidate, reference, work, &outputs, policy.r_zero);
+  const Measured m = measure_pair(candidate, reference, work, &outputs, policy.r_zero, remote::active());
   const double credit = perf_credit(m.ratio, policy.r_full, policy.r_zero);
 
   measure("ratio", m.ratio);
@@ -320,11 +344,14 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
     say();
   }
   measure("candidate_fenced_ms", m.candidate.median_fenced_ms);
-  if (const std::string p =
-          outside_stream_problem(m.candidate.median_ms, m.candidate.median_fenced_ms,
-                                 m.reference.median_ms, m.reference.median_fenced_ms);
-      !p.empty())
-    FAIL(p);
+  if (const std::string e = remote::take_error(); !e.empty()) FAIL(e);
+  // In its own process the candidate's time is all its context did, whatever stream it used.
+  if (!m.host_clocked)
+    if (const std::string p =
+            outside_stream_problem(m.candidate.median_ms, m.candidate.median_fenced_ms,
+                                   m.reference.median_ms, m.reference.median_fenced_ms);
+        !p.empty())
+      FAIL(p);
   if (const std::string p = outputs.problem(); !p.empty()) FAIL(p);
   trace("performance: timed outputs compared");
   if (const std::string p = implausible_problem(
@@ -353,7 +380,7 @@ Launch prepared_launch(const std::function<Launch()>& make) {
 }
 
 void check_timing_harness(const Launch& reference, const Workload& work) {
-  const Measured m = measure_pair(reference, reference, work, nullptr, 0.0);
+  const Measured m = measure_pair(reference, reference, work, nullptr, 0.0, false);
   measure("ratio", m.ratio);
   measure("reference_ms", m.reference.median_ms);
   char line[256];

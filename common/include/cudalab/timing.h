@@ -41,6 +41,11 @@ struct TimingOptions {
   // Optional: called after each round with the samples so far (samples[i] of launch i); true
   // stops sampling (after at least 1 sample each).
   std::function<bool(const std::vector<std::vector<double>>&)> settled;
+  // When set (one value per launch; needs `fence`): every launch is timed by the host's clock, a
+  // sample being its fenced time less host_clock_overhead_ms[i]. The grader's way when the
+  // candidate's work runs in another process, where events on `stream` cannot see it: its
+  // overhead is the round trip of an empty call, the reference's that of an empty fence.
+  std::vector<double> host_clock_overhead_ms;
   std::function<void(std::size_t launch, cudaStream_t)> before_sample;
   std::function<void(std::size_t launch, cudaStream_t)> after_sample;
 };

@@ -1,0 +1,395 @@
+#include "remote.h"
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "cudalab/timing.h"
+#include "wire.h"
+
+extern char** environ;
+
+// The paths of cudalab-serve and of this grader's candidate library: defined by the source
+// cudalab_add_lab generates for a grader whose lab has a remote.cpp; otherwise these weak ones
+// say that the candidate is linked into this process.
+extern "C" __attribute__((weak)) const char* cudalab_candidate_server() {
+  return nullptr;
+}
+extern "C" __attribute__((weak)) const char* cudalab_candidate_library() {
+  return nullptr;
+}
+
+namespace cudalab::remote {
+
+namespace {
+
+// What the candidate process may print, per grader process: beyond it, output is counted and
+// dropped (its lines reach the judge's stdout prefixed, so that none can pass for the grader's or
+// compute-sanitizer's own).
+constexpr std::size_t kOutputLimit = 64 * 1024;
+
+int call_timeout_ms() {
+  static const int ms = [] {
+    const char* v = std::getenv("CUDALAB_CALL_TIMEOUT_S");
+    const long s = v != nullptr ? std::strtol(v, nullptr, 10) : 0;
+    return static_cast<int>(s > 0 ? s * 1000 : 120000);
+  }();
+  return ms;
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return std::string("signal ") + std::to_string(sig) +
+         (abbrev != nullptr ? std::string(" (SIG") + abbrev + ")" : "");
+}
+
+class Candidate {
+ public:
+  ~Candidate() { stop(); }
+
+  // Starts the candidate process unless it runs; throws with the reason it cannot.
+  void ensure_started() {
+    if (pid_ > 0) return;
+    const char* server = cudalab_candidate_server();
+    const char* library = cudalab_candidate_library();
+    if (server == nullptr || library == nullptr)
+      throw std::logic_error("no candidate process in this grader");
+    // Nothing of this process is within the candidate's reach through /proc or ptrace: a process
+    // that is not dumpable is not open to processes of the same user.
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    int sock[2], out[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) != 0 || pipe2(out, O_CLOEXEC) != 0)
+      throw std::runtime_error("cannot make the candidate process's channels");
+    // Its environment: this one without the grader's own settings (seed, modes, channels).
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e)
+      if (std::strncmp(*e, "CUDALAB_", 8) != 0) env_strings.emplace_back(*e);
+    std::vector<char*> env;
+    for (std::string& s : env_strings) env.push_back(s.data());
+    env.push_back(nullptr);
+    std::vector<std::string> arg_strings{server, library};
+    std::vector<char*> argv;
+    for (std::string& s : arg_strings) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("cannot start the candidate process (fork)");
+    if (pid == 0) {
+      // The channel is descriptor 3; stdout and stderr go to the judge's reader; nothing else.
+      const int devnull = open("/dev/null", O_RDONLY);
+      if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0 ||
+          dup2(sock[1], 3) < 0)
+        _exit(127);
+      prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+      execve(server, argv.data(), env.data());
+      _exit(127);
+    }
+    close(sock[1]);
+    close(out[1]);
+    pid_ = pid;
+    fd_ = sock[0];
+    output_ = std::thread([fd = out[0]] { forward_output(fd); });
+    // The candidate process says it is ready (its context made, confined, the library loaded),
+    // or why it cannot serve.
+    std::string body;
+    const int got = wire::receive_message(fd_, &body, std::max(call_timeout_ms(), 60000));
+    if (got != 1) {
+      const std::string why = got == 0 ? ended() : "it did not start within the time allowed";
+      stop();
+      throw std::runtime_error("the candidate process did not start: " + why);
+    }
+    wire::Reader r(body);
+    if (static_cast<wire::Status>(r.u8()) != wire::Status::ok) {
+      const std::string why = r.text();
+      stop();
+      throw std::runtime_error("the candidate process cannot serve: " + why);
+    }
+  }
+
+  // Sends one request and returns the reply's body; on a time-out or the process's end, stops it
+  // and throws with what happened.
+  std::string exchange(const std::string& request, const char* what) {
+    ensure_started();
+    if (!wire::send_message(fd_, request)) {
+      const std::string why = ended();
+      stop();
+      throw std::runtime_error(std::string("the candidate process ended before ") + what + ": " +
+                               why);
+    }
+    std::string body;
+    const int got = wire::receive_message(fd_, &body, call_timeout_ms());
+    if (got == 1) return body;
+    std::string why;
+    if (got < 0) {
+      why = std::string(what) + " did not return within " +
+            std::to_string(call_timeout_ms() / 1000) +
+            " s (a kernel that never ends, or a host loop); the candidate process was stopped";
+      stop();
+    } else {
+      why = std::string("the candidate process ended during ") + what + ": " + ended();
+      stop();
+    }
+    throw std::runtime_error(why);
+  }
+
+  void stop() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+      pid_ = -1;
+    }
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    if (output_.joinable()) output_.join();
+  }
+
+ private:
+  // How the process ended (it has, or is about to: its socket closed).
+  std::string ended() {
+    if (pid_ <= 0) return "not running";
+    int status = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 200 && (done = waitpid(pid_, &status, WNOHANG)) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (done != pid_) return "it closed its channel";
+    pid_ = -1;
+    if (WIFSIGNALED(status)) return "killed by " + signal_name(WTERMSIG(status));
+    if (WIFEXITED(status)) {
+      const int code = WEXITSTATUS(status);
+      return code == 127 ? "cudalab-serve could not be run"
+                         : "it exited with code " + std::to_string(code) +
+                               " (a call of exit() or abort() in the file?)";
+    }
+    return "it ended";
+  }
+
+  // Copies the candidate process's output to stdout, each line prefixed, up to kOutputLimit per
+  // grader process; then counts what it drops and says so once the process ends.
+  static void forward_output(int fd) {
+    static std::size_t kept = 0;  // over the grader process's candidate processes
+    std::size_t dropped = 0;
+    bool line_start = true;
+    char buf[8192];
+    for (;;) {
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::string text;
+      for (ssize_t i = 0; i < n; ++i) {
+        if (kept >= kOutputLimit) {
+          dropped += static_cast<std::size_t>(n - i);
+          break;
+        }
+        if (line_start) text += "candidate| ";
+        text += buf[i];
+        line_start = buf[i] == '\n';
+        ++kept;
+      }
+      if (!text.empty()) (void)!write(1, text.data(), text.size());
+    }
+    close(fd);
+    if (!line_start) (void)!write(1, "\n", 1);
+    if (dropped > 0) {
+      const std::string note = "[the candidate's output beyond " +
+                               std::to_string(kOutputLimit / 1024) + " KiB was dropped: " +
+                               std::to_string(dropped) + " bytes]\n";
+      (void)!write(1, note.data(), note.size());
+    }
+  }
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  std::thread output_;
+};
+
+Candidate& candidate() {
+  static Candidate c;
+  return c;
+}
+
+std::string& pending_error() {
+  static std::string e;
+  return e;
+}
+
+void keep_error(const std::string& e) {
+  if (pending_error().empty()) pending_error() = e;
+}
+
+// cuMemGetAddressRange, through the runtime: a grader links no driver library, so that it starts
+// (and skips its GPU checks) on a machine without one.
+using AddressRange = CUresult (*)(CUdeviceptr*, std::size_t*, CUdeviceptr);
+AddressRange address_range() {
+  static const AddressRange fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+    const cudaError_t e =
+        cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuMemGetAddressRange", &p, cudaEnableDefault, &found);
+#endif
+    if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr)
+      throw std::runtime_error("the driver has no cuMemGetAddressRange");
+    return reinterpret_cast<AddressRange>(p);
+  }();
+  return fn;
+}
+
+// The judge's device pointer as its allocation's IPC handle and the offset into it.
+void write_device_pointer(wire::Writer& w, const void* p) {
+  if (p == nullptr) {
+    w.u8(static_cast<std::uint8_t>(wire::Arg::null));
+    return;
+  }
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  if (address_range()(&base, &size, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS)
+    throw std::logic_error("a device pointer handed to the candidate is not in an allocation");
+  cudaIpcMemHandle_t handle;
+  if (const cudaError_t e = cudaIpcGetMemHandle(&handle, reinterpret_cast<void*>(base));
+      e != cudaSuccess)
+    throw std::runtime_error(std::string("cudaIpcGetMemHandle: ") + cudaGetErrorString(e));
+  static_assert(sizeof handle == wire::kIpcHandleBytes, "IPC handle size");
+  w.u8(static_cast<std::uint8_t>(wire::Arg::device));
+  w.raw(&handle, sizeof handle);
+  w.u64(reinterpret_cast<CUdeviceptr>(p) - base);
+  w.u64(size);
+}
+
+}  // namespace
+
+bool active() {
+  return cudalab_candidate_server() != nullptr && cudalab_candidate_library() != nullptr;
+}
+
+std::string call(const char* name, std::uint32_t id, std::initializer_list<Value> args) {
+  // The judge's uploads and fills are done before the candidate reads them.
+  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+    throw std::runtime_error(std::string("the grader's device failed before ") + name + ": " +
+                             cudaGetErrorString(e));
+  wire::Writer w;
+  w.u8(static_cast<std::uint8_t>(wire::Request::call)).u32(id).u32(
+      static_cast<std::uint32_t>(args.size()));
+  for (const Value& v : args) {
+    switch (v.kind) {
+      case 'i':
+        w.u8(static_cast<std::uint8_t>(wire::Arg::integer)).i64(v.integer);
+        break;
+      case 'f':
+        w.u8(static_cast<std::uint8_t>(wire::Arg::real)).f64(v.real);
+        break;
+      case 'p':
+        write_device_pointer(w, v.pointer);
+        break;
+      case 'h':
+        w.u8(static_cast<std::uint8_t>(wire::Arg::host)).bytes(v.pointer, v.bytes);
+        break;
+      default:
+        throw std::logic_error("remote::call: an argument of unknown kind");
+    }
+  }
+  std::string reply;
+  try {
+    reply = candidate().exchange(w.body(), name);
+  } catch (const std::logic_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    keep_error(e.what());
+    return {};
+  }
+  wire::Reader r(reply);
+  const auto status = static_cast<wire::Status>(r.u8());
+  const std::string error = r.text();
+  const bool context_lost = r.u8() != 0;
+  const std::string result = r.text();
+  for (const Value& v : args) {
+    if (v.kind != 'h') continue;
+    std::size_t n = 0;
+    const char* back = r.bytes(&n);
+    if (n == v.bytes && n > 0) std::memcpy(const_cast<void*>(v.pointer), back, n);
+  }
+  if (status == wire::Status::bad_request)
+    throw std::logic_error(std::string("grader problem, not yours: ") + name + ": " + error);
+  if (status == wire::Status::threw_invalid_argument) {
+    if (context_lost) candidate().stop();
+    throw std::invalid_argument(error);
+  }
+  if (status == wire::Status::threw) {
+    if (context_lost) candidate().stop();
+    throw std::runtime_error(error);
+  }
+  if (status != wire::Status::ok) keep_error(std::string(name) + ": " + error);
+  // A kernel fault leaves the candidate's context unusable: the next call gets a new process
+  // (the judge's own context is untouched).
+  if (context_lost) candidate().stop();
+  return result;
+}
+
+std::string take_error() {
+  std::string e;
+  e.swap(pending_error());
+  return e;
+}
+
+double ping_ms(int n) {
+  wire::Writer w;
+  w.u8(static_cast<std::uint8_t>(wire::Request::ping));
+  std::vector<double> ms;
+  for (int i = 0; i < n; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    candidate().exchange(w.body(), "an empty call");
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms.empty() ? 0.0 : ms[ms.size() / 2];
+}
+
+std::vector<Kernel> collect_kernels(std::string* error) {
+  wire::Writer w;
+  w.u8(static_cast<std::uint8_t>(wire::Request::collect));
+  std::vector<Kernel> kernels;
+  std::string reply;
+  try {
+    reply = candidate().exchange(w.body(), "collecting the kernels that ran");
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return kernels;
+  }
+  wire::Reader r(reply);
+  *error = r.text();
+  const std::uint32_t count = r.u32();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Kernel k;
+    k.name = r.text();
+    k.launches = r.i64();
+    k.static_shared = r.i64();
+    k.dynamic_shared = r.i64();
+    k.threads = r.i64();
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
+void stop() {
+  candidate().stop();
+}
+
+}  // namespace cudalab::remote

@@ -1,0 +1,99 @@
+// The candidate in a process of its own (docs/design.md, section 8).
+//
+// A lab's grader is the judge: it makes the inputs, keeps the expected values and the reference's
+// outputs, times and compares, and runs no code of the student's file. The student's file runs in
+// the candidate process: cudalab-serve (grader/serve/serve_main.cpp), which creates its CUDA
+// context, confines itself (no threads, no processes, no signal handlers, no new executable
+// memory: a seccomp filter), and only then loads the candidate library (the student's file and the
+// lab's dispatch) and answers calls. A call carries the lab function's arguments: device pointers
+// as CUDA IPC handles of the judge's allocations (the candidate maps only what it is handed; the
+// judge's other memory is in another context, out of its kernels' reach), integers, reals and host
+// bytes (copied, and copied back after the call so that a const input changed is seen). The
+// candidate process synchronises its whole context before it answers, so a call's time on the
+// judge's clock covers all the work it started, on any stream.
+//
+// A lab goes through this when grader/labs/NN-name/remote.cpp exists: its judge half defines the
+// lab's functions in labNN::candidate as stubs that call(); its serve half (CUDALAB_SERVE) is the
+// dispatch linked into the candidate library.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace cudalab::remote {
+
+struct Value {
+  char kind;  // 'i', 'f', 'p', 'h' (wire::Arg)
+  std::int64_t integer = 0;
+  double real = 0.0;
+  const void* pointer = nullptr;  // 'p': a device pointer of this process; 'h': host bytes
+  std::size_t bytes = 0;          // 'h'
+};
+
+inline Value integer(long long v) {
+  Value x{'i'};
+  x.integer = v;
+  return x;
+}
+inline Value real(double v) {
+  Value x{'f'};
+  x.real = v;
+  return x;
+}
+inline Value device(const void* p) {
+  Value x{'p'};
+  x.pointer = p;
+  return x;
+}
+// Host bytes: sent, and what the candidate's function left in them written back over them.
+inline Value host(const void* p, std::size_t bytes) {
+  Value x{'h'};
+  x.pointer = p;
+  x.bytes = bytes;
+  return x;
+}
+
+// True in a grader whose candidate runs in a process of its own.
+bool active();
+
+// Calls function `id` of the lab's interface (the numbering of the lab's remote.cpp) with `args`
+// in the candidate process and returns its return value's bytes (empty for void). A CUDA error,
+// an exception, a crash or a time-out of the call is kept for take_error(); the call then returns
+// empty bytes. `name` is the function's name for messages.
+std::string call(const char* name, std::uint32_t id, std::initializer_list<Value> args);
+
+template <typename T>
+T call_returning(const char* name, std::uint32_t id, std::initializer_list<Value> args) {
+  const std::string bytes = call(name, id, args);
+  T value{};
+  if (bytes.size() == sizeof(T)) std::memcpy(&value, bytes.data(), sizeof(T));
+  return value;
+}
+
+// The first problem of the candidate's calls since the last take_error(), "" when none: what
+// cudaGetLastError() after a cudaDeviceSynchronize() is for a candidate in this process.
+std::string take_error();
+
+// Median round trip of `n` empty calls (the candidate process synchronises its device context and
+// answers, running no code of the student's file), in ms: the overhead a call's time on the
+// judge's clock carries.
+double ping_ms(int n = 21);
+
+// A kernel the candidate process ran, as CUPTI recorded it there.
+struct Kernel {
+  std::string name;
+  long long launches = 0, static_shared = 0, dynamic_shared = 0, threads = 0;
+};
+// The kernels run since the last collect_kernels(); `error` set when they could not be recorded
+// (under compute-sanitizer, or a CUPTI failure).
+std::vector<Kernel> collect_kernels(std::string* error);
+
+// Ends the candidate process (the next call starts a new one).
+void stop();
+
+}  // namespace cudalab::remote
+

@@ -1,0 +1,119 @@
+// The messages between the judge (a lab's grader: the checks, the inputs, the reference, the
+// comparisons and the timing, and no code of the student's file) and the candidate process
+// (cudalab-serve with the student's file loaded; grader/serve/serve_main.cpp). docs/design.md,
+// section 8, says why they are two processes.
+//
+// A message is a 4-byte length and that many bytes, over a Unix socket pair. Its body is a
+// sequence of fields written by Writer and read back by Reader, which throws on a short or
+// malformed body: the judge never trusts what the candidate process sends.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace cudalab::wire {
+
+// What the judge asks for.
+enum class Request : std::uint8_t {
+  call = 1,     // run one function of the lab's interface: function id, then its arguments
+  ping = 2,     // nothing but the round trip (and a device-wide synchronisation): the overhead
+  collect = 3,  // the kernels the candidate process ran since the last collect (CUPTI)
+};
+
+// How an argument travels.
+enum class Arg : std::uint8_t {
+  integer = 'i',  // int64
+  real = 'f',     // double
+  device = 'p',   // a device pointer: an IPC handle of its allocation (64 bytes) and an offset
+  null = 'n',     // a null device pointer
+  host = 'h',     // host bytes: copied there, and back after the call (a const input must not change)
+};
+
+// Call status in a reply.
+enum class Status : std::uint8_t {
+  ok = 0,
+  cuda_error = 1,     // the function returned with a CUDA error (launch or device), text follows
+  bad_request = 2,    // an unknown function or malformed arguments: a grader problem
+  not_serving = 3,    // the candidate process could not start serving (text follows)
+  threw_invalid_argument = 4,  // the function threw std::invalid_argument (text: its what())
+  threw = 5,                   // the function threw another exception
+};
+
+constexpr std::uint32_t kMaxMessage = 1u << 30;  // 1 GiB: the largest host input is ~100 MiB
+constexpr std::size_t kIpcHandleBytes = 64;      // sizeof(cudaIpcMemHandle_t)
+
+class Writer {
+ public:
+  Writer& u8(std::uint8_t v) { return raw(&v, 1); }
+  Writer& u32(std::uint32_t v) { return raw(&v, 4); }
+  Writer& u64(std::uint64_t v) { return raw(&v, 8); }
+  Writer& i64(std::int64_t v) { return raw(&v, 8); }
+  Writer& f64(double v) { return raw(&v, 8); }
+  Writer& bytes(const void* p, std::size_t n) {
+    u64(n);
+    return raw(p, n);
+  }
+  Writer& text(const std::string& s) { return bytes(s.data(), s.size()); }
+  Writer& raw(const void* p, std::size_t n) {
+    if (n > 0) body_.append(static_cast<const char*>(p), n);
+    return *this;
+  }
+  const std::string& body() const { return body_; }
+  std::string& body() { return body_; }
+
+ private:
+  std::string body_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& body) : p_(body.data()), left_(body.size()) {}
+  std::uint8_t u8() { return get<std::uint8_t>(); }
+  std::uint32_t u32() { return get<std::uint32_t>(); }
+  std::uint64_t u64() { return get<std::uint64_t>(); }
+  std::int64_t i64() { return get<std::int64_t>(); }
+  double f64() { return get<double>(); }
+  // A pointer into the body and its length (valid while the body lives).
+  const char* bytes(std::size_t* n) {
+    const std::uint64_t len = u64();
+    if (len > left_) throw std::runtime_error("malformed message: a field runs past its end");
+    const char* at = p_;
+    p_ += len;
+    left_ -= len;
+    *n = static_cast<std::size_t>(len);
+    return at;
+  }
+  std::string text() {
+    std::size_t n = 0;
+    const char* p = bytes(&n);
+    return std::string(p, n);
+  }
+  void raw(void* out, std::size_t n) {
+    if (n > left_) throw std::runtime_error("malformed message: too short");
+    std::memcpy(out, p_, n);
+    p_ += n;
+    left_ -= n;
+  }
+  bool done() const { return left_ == 0; }
+
+ private:
+  template <typename T>
+  T get() {
+    T v;
+    raw(&v, sizeof v);
+    return v;
+  }
+  const char* p_;
+  std::size_t left_;
+};
+
+// Blocking send of one message; false when the peer is gone.
+bool send_message(int fd, const std::string& body);
+// Receives one message into `body`. Returns 1 on success, 0 when the peer closed the socket, -1
+// after `timeout_ms` (negative: wait forever); throws on a message over `max_bytes`.
+int receive_message(int fd, std::string* body, int timeout_ms,
+                    std::uint32_t max_bytes = kMaxMessage);
+
+}  // namespace cudalab::wire

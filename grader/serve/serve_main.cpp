@@ -1,0 +1,406 @@
+// cudalab-serve: the candidate process (docs/design.md, section 8; grader/framework/remote.h).
+//
+//   cudalab-serve <candidate library>     (started by a lab's grader, the channel on descriptor 3)
+//
+// In this order, before any code of the student's file exists in the process:
+//   1. its CUDA context, a stream, and CUPTI's kernel records (not under compute-sanitizer);
+//   2. an empty environment and an anonymous command line (nothing says how it is graded);
+//   3. a seccomp filter: no threads, no processes, no programs, no signal handlers or timers, no
+//      tracing of other processes, no signals but to itself;
+// then it loads the candidate library (the student's constructors run now, confined), forbids
+// new executable memory, says it is ready, and answers the judge's calls one at a time. Between
+// two calls no code of the student's file can run: there is no thread to run it, no handler to
+// call it, and the whole context was synchronised before the previous answer.
+#include <cuda.h>
+#include <cupti.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "serve_api.h"
+#include "wire.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace cudalab;
+
+constexpr int kChannel = 3;
+
+std::string driver_error(CUresult r) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  cuGetErrorName(r, &name);
+  cuGetErrorString(r, &text);
+  return std::string("CUDA error ") + (name != nullptr ? name : "?") + ": " +
+         (text != nullptr ? text : "unknown");
+}
+
+// ---- CUPTI: the kernels that ran, by name ----------------------------------------------------
+
+struct KernelRecord {
+  long long launches = 0, static_shared = 0, dynamic_shared = -1, threads = 0;
+};
+std::mutex records_mutex;
+std::map<std::string, KernelRecord> records;  // since the last collect
+std::vector<std::string> record_order;
+bool tracing = false;
+std::string tracing_problem = "not recorded";
+
+constexpr std::size_t kBufferBytes = 1u << 20;
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  std::lock_guard<std::mutex> lock(records_mutex);
+  CUpti_Activity* record = nullptr;
+  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+        record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+      continue;
+    const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+    if (k.name == nullptr) continue;
+    auto [it, fresh] = records.try_emplace(k.name);
+    if (fresh) record_order.push_back(k.name);
+    KernelRecord& r = it->second;
+    ++r.launches;
+    r.static_shared = std::max<long long>(r.static_shared, k.staticSharedMemory);
+    r.dynamic_shared = r.dynamic_shared < 0
+                           ? k.dynamicSharedMemory
+                           : std::min<long long>(r.dynamic_shared, k.dynamicSharedMemory);
+    r.threads += static_cast<long long>(k.gridX) * k.gridY * k.gridZ * k.blockX * k.blockY * k.blockZ;
+  }
+  std::free(buffer);
+}
+
+// compute-sanitizer and CUPTI do not mix: under the tool, no kernel records.
+bool under_compute_sanitizer() {
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strstr(*e, "sanitizer") != nullptr || std::strstr(*e, "Sanitizer") != nullptr)
+      return true;
+  return false;
+}
+
+void start_tracing() {
+  if (under_compute_sanitizer()) {
+    tracing_problem = "not recorded under compute-sanitizer";
+    return;
+  }
+  CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  // A flush now, so that whatever CUPTI starts for it exists before threads are forbidden.
+  if (r == CUPTI_SUCCESS) r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (r != CUPTI_SUCCESS) {
+    const char* text = nullptr;
+    cuptiGetResultString(r, &text);
+    tracing_problem = std::string("CUPTI: ") + (text != nullptr ? text : "error");
+    return;
+  }
+  tracing = true;
+  tracing_problem.clear();
+}
+
+// ---- confinement ------------------------------------------------------------------------------
+
+// "" or what failed.
+std::string forbid(bool executable_memory_too) {
+  scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+  if (f == nullptr) return "seccomp_init failed";
+  int rc = 0;
+  const auto deny = [&](int syscall, int error) {
+    if (rc == 0) rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(error), syscall, 0);
+  };
+  if (!executable_memory_too) {
+    for (int s : {SCMP_SYS(clone), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve),
+                  SCMP_SYS(execveat), SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv),
+                  SCMP_SYS(process_vm_writev), SCMP_SYS(rt_sigaction), SCMP_SYS(sigaltstack),
+                  SCMP_SYS(setitimer), SCMP_SYS(alarm), SCMP_SYS(timer_create),
+                  SCMP_SYS(timerfd_create), SCMP_SYS(io_uring_setup), SCMP_SYS(unshare),
+                  SCMP_SYS(setns), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
+                  SCMP_SYS(userfaultfd), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd),
+                  SCMP_SYS(pidfd_send_signal)})
+      deny(s, EPERM);
+    // clone3 takes its flags in memory a filter cannot read: "not implemented" makes the C
+    // library fall back to clone, which is denied above.
+    deny(SCMP_SYS(clone3), ENOSYS);
+    // Signals to itself only (abort() and raise() still work).
+    const scmp_datum_t self = static_cast<scmp_datum_t>(getpid());
+    if (rc == 0)
+      rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1,
+                            SCMP_A0(SCMP_CMP_NE, self));
+    if (rc == 0)
+      rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1,
+                            SCMP_A0(SCMP_CMP_NE, self));
+    deny(SCMP_SYS(tkill), EPERM);
+  } else {
+    // No new executable memory: the loaded code stays as it was linked.
+    for (int s : {SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(pkey_mprotect)})
+      if (rc == 0)
+        rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), s, 1,
+                              SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+  }
+  if (rc == 0) rc = seccomp_load(f);
+  seccomp_release(f);
+  return rc == 0 ? "" : std::string("seccomp: ") + std::strerror(-rc);
+}
+
+// Nothing left of how the process was started: the environment (which /proc/self/environ shows
+// from its original block) and the command line.
+void forget_start(int argc, char** argv) {
+  for (char** e = environ; *e != nullptr; ++e) std::memset(*e, 0, std::strlen(*e));
+  clearenv();
+  for (int i = 1; i < argc; ++i) std::memset(argv[i], 0, std::strlen(argv[i]));
+}
+
+// ---- serving ------------------------------------------------------------------------------------
+
+struct Mapping {
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+};
+
+class Server {
+ public:
+  Server(cudalab_dispatch_fn dispatch, CUstream stream) : dispatch_(dispatch), stream_(stream) {}
+
+  void serve() {
+    std::string body;
+    while (wire::receive_message(kChannel, &body, -1) == 1) {
+      wire::Reader r(body);
+      wire::Writer reply;
+      const auto request = static_cast<wire::Request>(r.u8());
+      if (request == wire::Request::call) {
+        call(r, reply);
+      } else if (request == wire::Request::ping) {
+        cuCtxSynchronize();
+        reply.u8(0);
+      } else if (request == wire::Request::collect) {
+        collect(reply);
+      } else {
+        break;
+      }
+      if (!wire::send_message(kChannel, reply.body())) break;
+      release_unused();
+    }
+  }
+
+ private:
+  void call(wire::Reader& r, wire::Writer& reply) {
+    cudalab_call c{};
+    std::vector<cudalab_value> args;
+    std::vector<std::string> host;  // the host arguments' copies
+    std::string problem;
+    used_.clear();
+    try {
+      c.function = r.u32();
+      const std::uint32_t n = r.u32();
+      if (n > 64) throw std::runtime_error("too many arguments");
+      host.reserve(n);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        cudalab_value v{};
+        v.tag = static_cast<char>(r.u8());
+        switch (static_cast<wire::Arg>(v.tag)) {
+          case wire::Arg::integer:
+            v.i = r.i64();
+            break;
+          case wire::Arg::real:
+            v.f = r.f64();
+            break;
+          case wire::Arg::null:
+            v.tag = 'p';
+            v.ptr = nullptr;
+            break;
+          case wire::Arg::device: {
+            std::string handle(wire::kIpcHandleBytes, '\0');
+            r.raw(handle.data(), handle.size());
+            const std::uint64_t offset = r.u64();
+            const std::uint64_t size = r.u64();
+            v.ptr = map(handle, offset, size);
+            break;
+          }
+          case wire::Arg::host: {
+            std::size_t bytes = 0;
+            const char* p = r.bytes(&bytes);
+            host.emplace_back(p, bytes);
+            v.ptr = host.back().data();
+            v.bytes = bytes;
+            break;
+          }
+          default:
+            throw std::runtime_error("an argument of unknown kind");
+        }
+        args.push_back(v);
+      }
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+    if (!problem.empty()) {
+      reply.u8(static_cast<std::uint8_t>(wire::Status::bad_request)).text(problem).u8(0).text("");
+      for (const std::string& h : host) reply.text(h);
+      return;
+    }
+    c.args = args.data();
+    c.nargs = static_cast<std::uint32_t>(args.size());
+    c.stream = reinterpret_cast<cudaStream_t>(stream_);
+    const int rc = dispatch_(&c);
+    // Everything the call started, on any stream of the context, is done before the answer.
+    const CUresult sync = cuCtxSynchronize();
+    wire::Status status = wire::Status::ok;
+    std::string error;
+    if (rc == kBadArguments) {
+      status = wire::Status::bad_request;
+      error = c.error;
+    } else if (rc == kThrewInvalidArgument) {
+      status = wire::Status::threw_invalid_argument;
+      error = c.error;
+    } else if (rc < 0) {
+      status = wire::Status::threw;
+      error = c.error;
+    } else if (rc > 0) {
+      status = wire::Status::cuda_error;
+      error = c.error[0] != '\0' ? c.error : "CUDA error " + std::to_string(rc);
+    }
+    if (sync != CUDA_SUCCESS && status == wire::Status::ok) {
+      status = wire::Status::cuda_error;
+      if (error.empty()) error = driver_error(sync);
+    }
+    reply.u8(static_cast<std::uint8_t>(status)).text(error).u8(sync != CUDA_SUCCESS ? 1 : 0);
+    reply.bytes(c.result, c.result_bytes);
+    for (const std::string& h : host) reply.text(h);
+  }
+
+  void collect(wire::Writer& reply) {
+    cuCtxSynchronize();
+    if (tracing) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    std::lock_guard<std::mutex> lock(records_mutex);
+    reply.text(tracing_problem);
+    reply.u32(static_cast<std::uint32_t>(record_order.size()));
+    for (const std::string& name : record_order) {
+      const KernelRecord& k = records[name];
+      reply.text(name).i64(k.launches).i64(k.static_shared).i64(std::max(0LL, k.dynamic_shared))
+          .i64(k.threads);
+    }
+    records.clear();
+    record_order.clear();
+  }
+
+  // The judge's allocation, mapped once and kept while calls use it.
+  void* map(const std::string& handle, std::uint64_t offset, std::uint64_t size) {
+    auto it = mappings_.find(handle);
+    if (it == mappings_.end()) {
+      CUipcMemHandle h;
+      std::memcpy(&h, handle.data(), sizeof h);
+      Mapping m;
+      const CUresult r = cuIpcOpenMemHandle(&m.base, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+      if (r != CUDA_SUCCESS)
+        throw std::runtime_error("cannot map a buffer of the grader's: " + driver_error(r));
+      m.size = size;
+      it = mappings_.emplace(handle, m).first;
+    }
+    if (offset > it->second.size) throw std::runtime_error("a pointer past its allocation");
+    used_.insert(handle);
+    return reinterpret_cast<void*>(it->second.base + offset);
+  }
+
+  // Buffers the last call did not use are the judge's to free: unmapped (after the answer, so
+  // that it costs no call any time).
+  void release_unused() {
+    for (auto it = mappings_.begin(); it != mappings_.end();) {
+      if (used_.count(it->first) == 0) {
+        cuIpcCloseMemHandle(it->second.base);
+        it = mappings_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  cudalab_dispatch_fn dispatch_;
+  CUstream stream_;
+  std::map<std::string, Mapping> mappings_;
+  std::set<std::string> used_;
+};
+
+int not_serving(const std::string& why) {
+  wire::Writer w;
+  w.u8(static_cast<std::uint8_t>(wire::Status::not_serving)).text(why);
+  wire::send_message(kChannel, w.body());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || fcntl(kChannel, F_GETFD) < 0) {
+    std::fprintf(stderr,
+                 "cudalab-serve: started by a lab's grader only (usage: cudalab-serve LIBRARY, "
+                 "with the grader's channel on descriptor 3)\n");
+    return 2;
+  }
+  const std::string library = argv[1];
+  // Signals: every handler the default one; nothing the process inherited stays open.
+  for (int s = 1; s < NSIG; ++s)
+    if (s != SIGKILL && s != SIGSTOP) signal(s, SIG_DFL);
+  close_range(kChannel + 1, ~0U, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+
+  // 1. The context, made while threads are allowed (the driver starts some of its own).
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  CUresult r = cuInit(0);
+  if (r == CUDA_SUCCESS) r = cuDeviceGet(&device, 0);
+  if (r == CUDA_SUCCESS) r = cuDevicePrimaryCtxRetain(&context, device);
+  if (r == CUDA_SUCCESS) r = cuCtxSetCurrent(context);
+  if (r == CUDA_SUCCESS) r = cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+  CUdeviceptr warm = 0;
+  if (r == CUDA_SUCCESS) r = cuMemAlloc(&warm, 1 << 20);
+  if (r == CUDA_SUCCESS) r = cuMemsetD8Async(warm, 0, 1 << 20, stream);
+  if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
+  if (warm != 0) cuMemFree(warm);
+  if (r != CUDA_SUCCESS) return not_serving("no CUDA context: " + driver_error(r));
+  start_tracing();
+
+  // 2. and 3.
+  forget_start(argc, argv);
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return not_serving(std::string("PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
+  if (const std::string e = forbid(false); !e.empty()) return not_serving(e);
+
+  // The student's code, confined from its first constructor on.
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* e = dlerror();
+    return not_serving(std::string("cannot load the candidate: ") + (e != nullptr ? e : "?"));
+  }
+  auto dispatch =
+      reinterpret_cast<cudalab_dispatch_fn>(dlsym(handle, "cudalab_serve_dispatch"));
+  if (dispatch == nullptr) return not_serving("the candidate library has no dispatch");
+  if (const std::string e = forbid(true); !e.empty()) return not_serving(e);
+
+  wire::Writer ready;
+  ready.u8(static_cast<std::uint8_t>(wire::Status::ok));
+  if (!wire::send_message(kChannel, ready.body())) _exit(1);
+  Server(dispatch, stream).serve();
+  // No exit handlers, no destructors: nothing of the student's runs after the last call.
+  _exit(0);
+}
