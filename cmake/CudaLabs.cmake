@@ -243,7 +243,24 @@ function(cudalab_add_lab name)
       file(STRINGS "${patch}" header REGEX "^(Base|Link|Run): ")
       set(base "${variants_dir}/answer.cu")
       if("${header}" MATCHES "(^|;)Base: skeleton")
-        set(base "${interface_dir}/${ARG_SOURCE}")
+        # The skeleton as committed, not the working file the student edits (cmake/Variants.cmake).
+        # A variant that does not apply to it is left out, not made: the build goes on, and the
+        # variant's test fails saying why.
+        cudalab_skeleton_base(base "${interface_dir}/${ARG_SOURCE}"
+                              "${CMAKE_CURRENT_BINARY_DIR}/variants/${name}/skeleton/${ARG_SOURCE}")
+        cudalab_variant_problem(problem "${patch}" "${base}")
+        if(problem)
+          file(RELATIVE_PATH patch_shown "${root}" "${patch}")
+          string(CONCAT problem "${patch_shown} does not apply to ${base_SHOWN}: ${problem}. "
+                 ${base_WHY} "; grading is not affected. Maintainers: remake the variant "
+                 "(docs/adding-a-lab.md, \"Variants\")")
+          message(NOTICE "${lab}: variant ${variant} left out: ${problem}")
+          add_test(NAME ${lab}/variant/${variant}
+                   COMMAND "${CMAKE_COMMAND}" -E echo "variant left out: ${problem}")
+          set_tests_properties(${lab}/variant/${variant} PROPERTIES
+            LABELS "${lab}/variant" FAIL_REGULAR_EXPRESSION "variant left out")
+          continue()
+        endif()
       endif()
       if("${header}" MATCHES "(^|;)Link: rejected")
         list(APPEND link_rejected ${variant})
