@@ -206,6 +206,10 @@ function(cudalab_add_lab name)
 
   # Implementations, one object library per role.
   _cudalab_impl_object(${lab}_student "${interface_dir}/${ARG_SOURCE}" candidate "${interface_dir}")
+  # What the compiler says of the student's file, also kept in labNN-student-compile.txt: the
+  # grade command shows it first when the file does not compile (cmake/capture-compile.sh).
+  set_target_properties(${lab}_student PROPERTIES CUDA_COMPILER_LAUNCHER
+    "bash;${root}/cmake/capture-compile.sh;${PROJECT_BINARY_DIR}/${lab}-student-compile.txt")
   if(prebuilt)
     _cudalab_prebuilt_object(${lab}_solution "${prebuilt_dir}/solution.o")
     _cudalab_prebuilt_object(${lab}_reference "${prebuilt_dir}/reference.o")

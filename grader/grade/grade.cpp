@@ -716,6 +716,16 @@ class SharedProgress {
   std::string last_;
 };
 
+// What the compiler said of the student's file when the build last compiled it
+// (cmake/capture-compile.sh); "" for a variant, or when there is nothing.
+std::string compiler_output(const LabEntry& lab, const Options& o) {
+  if (!o.variant.empty()) return "";
+  std::ifstream in(beside_manifest(o, "lab" + lab.id + "-student-compile.txt"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // The audit and the list: decides what runs. Whatever goes wrong fails this lab's checks only.
 void prepare_lab(LabRun& run, const Options& o) {
   const Stopwatch time;
@@ -724,13 +734,13 @@ void prepare_lab(LabRun& run, const Options& o) {
   const std::string spec = o.solutions ? "" : "~[selfcheck]";
   std::string why;
   if (!executable(run.exe))
-    why = "not graded: " + run.exe +
-          " was not built; the lab's .cu file does not compile (see the build output)";
+    why = o.solutions
+              ? "not graded: " + run.exe + " was not built"
+              : not_compiled_message(lab.source, compiler_output(lab, o), CUDALAB_SOURCE_DIR);
   else if (!o.solutions && !lab.link_check.empty() && !executable(lab.link_check))
     why =
         "not graded: the lab's .cu file calls code it may not use (the reference solution "
-        "or a vendor library); see the link errors of " +
-        lab.link_check + " in the build output";
+        "or a vendor library): linked on its own, without them, it does not link";
   else if (!o.solutions)
     why = audit(lab, o, &run.audit_notes);  // "banned: ..." (or "not graded: ...")
   if (!why.empty()) {
@@ -985,9 +995,8 @@ int grade(Options o) {
     report.device_name = device.name;
     report.device_memory_bytes = device.global_memory_bytes;
   }
-  if (!report.has_device)
-    std::cout << "No CUDA device found (" << report.no_device_reason
-              << "): host checks run, every GPU check is reported as SKIPPED.\n\n";
+  report.source_dir = CUDALAB_SOURCE_DIR;
+  if (!report.has_device) std::cout << no_device_notice(report, o.color) << "\n";
   // The sandbox sees the repository, the build and the data read-only.
   std::vector<std::string> visible{CUDALAB_SOURCE_DIR, beside_manifest(o, "")};
   if (const char* data = std::getenv("CUDALAB_DATA_DIR"); data != nullptr && *data != '\0')

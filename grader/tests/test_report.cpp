@@ -176,7 +176,8 @@ TEST_CASE("the Gradescope file scores each check and marks skipped ones failed",
   CAPTURE(json);
   CHECK(contains(json, "\"score\": 33.5"));
   CHECK(contains(json, "\"max_score\": 60"));
-  CHECK(contains(json, "No GPU found (no CUDA device)"));
+  CHECK(contains(json, "No GPU here: no CUDA device"));
+  CHECK(contains(json, "cloud notebook"));  // and what to do next
 
   const std::string passed = json_object_named(json, "Lab 01 conv1d-basic: worked example");
   const std::string partial = json_object_named(json, "Lab 01 conv1d-basic: performance");
@@ -196,7 +197,8 @@ TEST_CASE("the Gradescope file scores each check and marks skipped ones failed",
   CHECK(contains(failed, "\"status\": \"failed\""));
   CHECK(contains(failed, "expected \\\"1\\\""));
   CHECK(contains(skipped, "\"status\": \"failed\""));
-  CHECK(contains(skipped, "\"output\": \"SKIPPED: no CUDA device\""));
+  // The reason is said once, at the top; the row points there.
+  CHECK(contains(skipped, "\"output\": \"SKIPPED: no GPU (see the top)\""));
 }
 
 TEST_CASE("the plain lab table shows every status, the total and failure details",
@@ -257,8 +259,8 @@ TEST_CASE("the summary says plainly when there was no GPU", "[grader][report]") 
   SECTION("without a device") {
     const std::string summary = cudalab::grade::summary_table(r, false);
     CAPTURE(summary);
-    CHECK(contains(summary, "NO GPU: no CUDA device"));
-    CHECK(contains(summary, "SKIPPED (not passed)"));
+    CHECK(contains(summary, "seed 20180914, no GPU)"));
+    CHECK(contains(summary, "No GPU: 1 GPU check(s) SKIPPED, not passed"));
     CHECK(contains(line_with(summary, "conv1d-basic"), "23.5/50"));
     CHECK(contains(line_with(summary, "total"), "33.5/60"));
     CHECK_FALSE(contains(summary, "\033"));
@@ -269,9 +271,103 @@ TEST_CASE("the summary says plainly when there was no GPU", "[grader][report]") 
     const std::string summary = cudalab::grade::summary_table(r, false);
     CAPTURE(summary);
     CHECK(contains(summary, "NVIDIA H100 80GB HBM3"));
-    CHECK_FALSE(contains(summary, "NO GPU"));
+    CHECK_FALSE(contains(summary, "no GPU"));
     CHECK_FALSE(contains(summary, "SKIPPED"));
   }
+}
+
+TEST_CASE("without a GPU, the reason and what to do come once, at the top", "[grader][report]") {
+  const GradeReport r = sample_report();
+  const std::string notice = cudalab::grade::no_device_notice(r, false);
+  CAPTURE(notice);
+  CHECK(contains(notice, "No GPU here: no CUDA device."));
+  CHECK(contains(notice, "grading service"));
+  CHECK(contains(notice, "cloud notebook"));
+  CHECK(contains(notice, "a machine with an NVIDIA GPU"));
+  // The rows say "no GPU", not the reason again.
+  const std::string table = cudalab::grade::lab_table(r.labs[0], false);
+  CHECK(contains(line_with(table, "sanitizer memcheck"), "no GPU (see the top)"));
+}
+
+// A lab whose file does not compile: every check fails with the same message.
+LabResult not_compiling_lab(const std::string& message) {
+  LabResult lab{"01", "conv1d-basic", {}};
+  for (const char* name : {"worked example", "edge cases", "random sizes"})
+    lab.checks.push_back(check(name, 10, 0, "failed", message));
+  return lab;
+}
+
+const std::string kCompilerSaid =
+    "/home/ta/grades/work/vm-0/tree/labs/01-conv1d-basic/conv1d_basic.cu(30): error: identifier "
+    "\"blok\" is undefined\n"
+    "    const dim3 grid(blok);\n"
+    "                    ^\n"
+    "\n"
+    "1 error detected in the compilation of "
+    "\"/home/ta/grades/work/vm-0/tree/labs/01-conv1d-basic/conv1d_basic.cu\".\n\n";
+
+TEST_CASE("a file that does not compile: the compiler's words, without the machine's paths",
+          "[grader][report]") {
+  const std::string dir = "/home/ta/grades/work/vm-0/tree";
+  const std::string message = cudalab::grade::not_compiled_message(
+      dir + "/labs/01-conv1d-basic/conv1d_basic.cu", kCompilerSaid, dir);
+  CAPTURE(message);
+  CHECK(message.rfind("not graded: labs/01-conv1d-basic/conv1d_basic.cu does not compile:\n", 0) ==
+        0);
+  CHECK(contains(message, "labs/01-conv1d-basic/conv1d_basic.cu(30): error: identifier"));
+  CHECK_FALSE(contains(message, "/home/ta"));
+  CHECK(message.back() == '.');  // trailing blank lines dropped
+  // Nothing from the compiler (or only warnings): the grader was not built all the same.
+  CHECK(cudalab::grade::not_compiled_message("labs/x.cu", "", dir) ==
+        "not graded: labs/x.cu does not compile or link (its grader was not built)");
+  // At most 40 lines of it.
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "x.cu(" + std::to_string(i) + "): error: bad\n";
+  const std::string cut = cudalab::grade::not_compiled_message("x.cu", many, dir);
+  CHECK(contains(cut, "x.cu(39): error"));
+  CHECK_FALSE(contains(cut, "x.cu(40): error"));
+  CHECK(contains(cut, "... (60 more lines)"));
+}
+
+TEST_CASE("a failure shared by several checks is detailed once", "[grader][report]") {
+  const std::string message = cudalab::grade::not_compiled_message(
+      "/r/labs/01-conv1d-basic/conv1d_basic.cu", kCompilerSaid, "/home/ta/grades/work/vm-0/tree");
+  const std::string table = cudalab::grade::lab_table(not_compiling_lab(message), false);
+  CAPTURE(table);
+  const auto first = table.find("error: identifier");
+  REQUIRE(first != std::string::npos);
+  CHECK(table.find("error: identifier", first + 1) == std::string::npos);
+  CHECK(contains(table, "\n  every check (3):\n"));
+}
+
+TEST_CASE("Gradescope: the compiler's errors once at the top, no path of the grading machine",
+          "[grader][report]") {
+  const std::string dir = "/home/ta/grades/work/vm-0/tree";
+  GradeReport r = sample_report();
+  r.source_dir = dir;
+  r.labs = {not_compiling_lab(cudalab::grade::not_compiled_message(
+      dir + "/labs/01-conv1d-basic/conv1d_basic.cu", kCompilerSaid, dir))};
+  r.labs[0].checks.push_back(check("informational", 0, 0, "failed", "see " + dir + "/x.log"));
+  const std::string json = cudalab::grade::gradescope_json(r);
+  CAPTURE(json);
+  CHECK_FALSE(contains(json, "/home/ta"));
+  const auto first = json.find("error: identifier");
+  REQUIRE(first != std::string::npos);
+  CHECK(json.find("error: identifier", first + 1) == std::string::npos);
+  CHECK(first < json.find("\"tests\""));  // in the top output
+  CHECK(contains(json_object_named(json, "Lab 01 conv1d-basic: edge cases"),
+                 "not graded: labs/01-conv1d-basic/conv1d_basic.cu does not compile (in full at "
+                 "the top)"));
+  CHECK(contains(json_object_named(json, "Lab 01 conv1d-basic: informational"), "see x.log"));
+}
+
+TEST_CASE("a block of lines said again right after itself is kept once", "[grader][report]") {
+  using cudalab::grade::without_repeats;
+  const std::string per_arch =
+      "no warp shuffle in spmv_csr_vector_kernel:\nits PTX has no shfl.sync";
+  CHECK(without_repeats(per_arch + "\n" + per_arch + "\n" + per_arch) == per_arch);
+  CHECK(without_repeats("a\nb\na") == "a\nb\na");  // not next to each other: kept
+  CHECK(without_repeats("") == "");
 }
 
 TEST_CASE("run_process captures the exit code and both output streams", "[grader][process]") {
