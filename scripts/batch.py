@@ -28,6 +28,7 @@ workers' folders in work/ (--work); with --slurm, slurm/{manifest.tsv, jobs.json
 import argparse
 import concurrent.futures
 import datetime
+import errno
 import fcntl
 import hashlib
 import json
@@ -79,6 +80,37 @@ def write_json(path, value):
         json.dump(value, f, indent=2)
         f.write("\n")
     os.replace(tmp, path)
+
+
+def tracked_files(root):
+    """The files git knows in ROOT (the workers' copies are made of them); a UsageError when ROOT
+    is not a git checkout (a downloaded archive of the repository)."""
+    try:
+        listed = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True)
+    except OSError as e:
+        raise UsageError("cannot run git (%s): the batch copies the files git tracks in %s" %
+                         (e.strerror, root))
+    if listed.returncode != 0:
+        raise UsageError("%s is not a git checkout: the batch copies the files git tracks; grade "
+                         "from a clone of the repository (git clone)" % root)
+    return [rel for rel in listed.stdout.decode().split("\0") if rel]
+
+
+# Output: the progress line (on a terminal, one line rewritten in place on stderr) is cleared
+# before anything else is printed, and drawn again after it.
+OUTPUT_LOCK = threading.RLock()
+PROGRESS_LINE = [""]  # the progress line on the terminal now ("" when none is)
+
+
+def say(text, file=None):
+    with OUTPUT_LOCK:
+        if PROGRESS_LINE[0]:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+        print(text, file=file or sys.stdout, flush=True)
+        if PROGRESS_LINE[0]:
+            sys.stderr.write(PROGRESS_LINE[0])
+            sys.stderr.flush()
 
 
 # ---- The labs' student files ------------------------------------------------------------------
@@ -229,8 +261,12 @@ def list_submissions(folder):
     """[(student id, entry path)], sorted; an id two entries share is a UsageError."""
     if not os.path.isdir(folder):
         raise UsageError("%s: not a folder of submissions" % folder)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as e:
+        raise UsageError("%s: cannot read the folder of submissions: %s" % (folder, e.strerror))
     found = {}
-    for name in sorted(os.listdir(folder)):
+    for name in names:
         if name.startswith("."):
             continue
         path = os.path.join(folder, name)
@@ -351,14 +387,12 @@ class Worker:
         self.sandbox = []
 
     def log(self, text):
-        print("[worker %s%s] %s" % (self.name, "" if self.gpu is None else ", GPU " + self.gpu,
-                                    text), flush=True)
+        say("[worker %s%s] %s" % (self.name, "" if self.gpu is None else ", GPU " + self.gpu, text))
 
     def prepare(self):
         """Copies the tracked files of the repository (those changed since, in a folder used
         before) and builds the framework (only what changed, in a folder used before)."""
-        files = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True,
-                               check=True).stdout.decode().split("\0")
+        files = tracked_files(ROOT)
         built = os.path.isdir(self.build)
         for rel in files:
             if not rel:
@@ -481,26 +515,33 @@ class Worker:
 
 
 class Progress:
+    """The submissions done of those to grade now: graded (a report.json) or not (the class
+    report's words), and how many of them failed a check; about how long is left."""
+
     def __init__(self, total):
-        self.total, self.done, self.failed = total, 0, 0
+        self.total, self.done, self.failed, self.not_graded = total, 0, 0, 0
         self.start = time.time()
-        self.lock = threading.Lock()
         self.tty = sys.stderr.isatty()
 
-    def finished(self, failed, workers):
-        with self.lock:
+    def line(self):
+        elapsed = time.time() - self.start
+        left = (self.total - self.done) * elapsed / self.done
+        return "%d/%d done: %d graded (%d with failures), %d not graded%s" % (
+            self.done, self.total, self.done - self.not_graded, self.failed, self.not_graded,
+            ", about %.0f s left" % left if self.done < self.total else "")
+
+    def finished(self, failed, not_graded):
+        with OUTPUT_LOCK:
             self.done += 1
-            self.failed += failed
-            elapsed = time.time() - self.start
-            left = (self.total - self.done) * elapsed / self.done
-            line = "%d/%d graded, %d with failures, about %.0f s left" % (
-                self.done, self.total, self.failed, left)
-            if self.tty:
+            self.not_graded += not_graded
+            self.failed += failed and not not_graded
+            line = self.line()
+            if self.tty and self.done < self.total:
                 sys.stderr.write("\r\033[K" + line)
-                if self.done == self.total:
-                    sys.stderr.write("\n")
+                PROGRESS_LINE[0] = line
             else:
-                sys.stderr.write(line + "\n")
+                sys.stderr.write(("\r\033[K" if self.tty else "") + line + "\n")
+                PROGRESS_LINE[0] = ""
             sys.stderr.flush()
 
 
@@ -554,6 +595,7 @@ class Batch:
     def __init__(self, args, create=True):
         """create=False (a dry run) writes nothing: no OUT, no seed (self.seed is then None when
         the batch has none yet)."""
+        tracked_files(ROOT)  # not a git checkout: said before anything is written
         self.submissions_dir = os.path.abspath(args.submissions)
         self.submissions = list_submissions(self.submissions_dir)
         self.out = os.path.abspath(args.out)
@@ -674,8 +716,9 @@ def run_here(args, b):
                 except queue.Empty:
                     return
                 meta = grade_submission(worker, b, item)
+                graded = os.path.exists(os.path.join(b.student_dir(item[0]), "report.json"))
                 failed = meta["error"] or report_failed(b.student_dir(item[0]))
-                progress.finished(1 if failed else 0, len(workers))
+                progress.finished(1 if failed else 0, 0 if graded else 1)
 
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
             for f in [pool.submit(work, w) for w in workers]:
@@ -1019,17 +1062,25 @@ def run(args):
 
 
 def student_reports(out, sid):
+    """The student's pages; batch_report.py says something only when it fails (the progress line
+    counts the students)."""
     script = os.path.join(ROOT, "scripts", "batch_report.py")
     if os.path.exists(script):
-        subprocess.run([sys.executable, script, out, "--student", sid])
+        r = subprocess.run([sys.executable, script, out, "--student", sid],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            say(r.stdout.rstrip("\n"), file=sys.stderr)
 
 
 def class_reports(out):
     script = os.path.join(ROOT, "scripts", "batch_report.py")
     if os.path.exists(script):
-        r = subprocess.run([sys.executable, script, out])
+        r = subprocess.run([sys.executable, script, out],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.stdout.strip():
+            say(r.stdout.rstrip("\n"), file=sys.stderr if r.returncode else sys.stdout)
         if r.returncode != 0:
-            print("batch: the class report failed (exit %d)" % r.returncode, file=sys.stderr)
+            say("batch: the class report failed (exit %d)" % r.returncode, file=sys.stderr)
 
 
 def parse(argv):
@@ -1097,7 +1148,13 @@ def main(argv):
     try:
         return run(parse(argv))
     except UsageError as e:
-        print("cudalab batch: error: %s" % e, file=sys.stderr)
+        say("cudalab batch: error: %s" % e, file=sys.stderr)
+        return 2
+    except OSError as e:  # a full disk, a folder it may not write: one line, not a traceback
+        where = ": %s" % e.filename if e.filename else ""
+        hint = "; free some space, then run it again: it grades what is left" \
+            if e.errno == errno.ENOSPC else ""
+        say("cudalab batch: error: %s%s%s" % (e.strerror or e, where, hint), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\ncudalab batch: interrupted; a re-run grades what is left", file=sys.stderr)

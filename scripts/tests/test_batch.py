@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Unit tests of scripts/batch.py without a build: which files of a submission are taken, unsafe
 archives, the report.md files taken beside the lab files, the students' ids, the worker-to-GPU mapping, the worker folders, the Slurm scripts,
-manifest and collector, and bad options (exit code 2)."""
+manifest and collector, bad options and bad input (one line, exit code 2: not a git checkout, an
+unreadable folder, a full disk), and the progress line."""
 
 import contextlib
 import io
@@ -275,6 +276,91 @@ class Slurm(unittest.TestCase):
         self.assertIn("#SBATCH --dependency=afterany:11:12\n", script)
         self.assertNotIn("--gres", script)  # it needs no GPU
         self.assertTrue(script.rstrip().endswith("/class/subs --out /class/out --collect"))
+
+
+class BadInput(unittest.TestCase):
+    """Every bad input the batch can meet: one line on stderr, exit code 2, no traceback."""
+
+    def main(self, argv):
+        with contextlib.redirect_stderr(io.StringIO()) as err, \
+                contextlib.redirect_stdout(io.StringIO()):
+            code = batch.main(argv)
+        return code, err.getvalue()
+
+    def test_not_a_git_checkout(self):
+        copy = tempfile.mkdtemp()  # a downloaded archive of the repository: no .git
+        with self.assertRaisesRegex(batch.UsageError, "is not a git checkout"):
+            batch.tracked_files(copy)
+        submissions = tempfile.mkdtemp()
+        os.makedirs(os.path.join(submissions, "alice"))
+        real = batch.ROOT
+        batch.ROOT = copy
+        try:
+            code, text = self.main([submissions, "--out", os.path.join(tempfile.mkdtemp(), "o")])
+        finally:
+            batch.ROOT = real
+        self.assertEqual(code, 2)
+        self.assertEqual(text.count("\n"), 1, text)
+        self.assertIn("is not a git checkout", text)
+
+    def test_an_unreadable_folder_of_submissions(self):
+        real = os.listdir
+        def refuse(path):
+            raise PermissionError(13, "Permission denied", path)
+        os.listdir = refuse
+        try:
+            with self.assertRaisesRegex(batch.UsageError, "cannot read the folder of submissions"):
+                batch.list_submissions(tempfile.mkdtemp())
+        finally:
+            os.listdir = real
+
+    def test_a_full_disk(self):
+        real = batch.run
+        def full(args):
+            raise OSError(28, "No space left on device", "/out/students/alice/meta.json")
+        batch.run = full
+        try:
+            code, text = self.main([tempfile.mkdtemp()])
+        finally:
+            batch.run = real
+        self.assertEqual(code, 2)
+        self.assertEqual(text.count("\n"), 1, text)
+        self.assertIn("No space left on device: /out/students/alice/meta.json", text)
+        self.assertNotIn("Traceback", text)
+
+    def test_a_student_folder_with_no_lab_file(self):
+        out = tempfile.mkdtemp()
+        b = types.SimpleNamespace(out=out, seed=1,
+                                  student_dir=lambda sid: os.path.join(out, "students", sid))
+        worker = types.SimpleNamespace(gpu=None, name="vm-0", grade=None)  # never called
+        real = batch.student_reports
+        batch.student_reports = lambda out, sid: None
+        try:
+            meta = batch.grade_submission(worker, b, ("alice", "alice", {}, ["notes.txt"], None, {}))
+        finally:
+            batch.student_reports = real
+        self.assertEqual(meta["error"], "no lab file found in the submission")
+        self.assertFalse(os.path.exists(os.path.join(out, "students", "alice", "report.json")))
+
+
+class ProgressLine(unittest.TestCase):
+    def test_messages_clear_the_progress_line_and_the_counts_agree(self):
+        progress = batch.Progress(3)
+        progress.tty = True
+        with contextlib.redirect_stderr(io.StringIO()) as err, \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            progress.finished(0, 0)  # graded, no failure
+            line = batch.PROGRESS_LINE[0]
+            batch.say("batch_report: wrote the files of alice")
+            progress.finished(1, 1)  # not graded (no lab file)
+            progress.finished(1, 0)  # graded, a check failed
+        self.assertTrue(line.startswith("1/3 done: 1 graded (0 with failures), 0 not graded"))
+        # The message went out with the progress line cleared first, and the line came back.
+        self.assertTrue(err.getvalue().startswith("\r\033[K" + line + "\r\033[K" + line))
+        self.assertEqual(out.getvalue(), "batch_report: wrote the files of alice\n")
+        self.assertTrue(err.getvalue().endswith(
+            "\r\033[K3/3 done: 2 graded (1 with failures), 1 not graded\n"))
+        self.assertEqual(batch.PROGRESS_LINE[0], "")
 
 
 class Collect(unittest.TestCase):
