@@ -6,8 +6,9 @@
 #     the compiler's command line; the same messages again (the file compiled to PTX for the
 #     technique checks, or once per architecture) are not repeated;
 #   - anything else the build says (warnings) as it is.
-# Paths under the repository (root, ending in "/") are shown relative to it.
-#   awk -v tty=1|"" -v root=/path/to/repo/ -f build-progress.awk
+# Paths under the repository (root, ending in "/") are shown relative to it. With brief=1 (before
+# grading), a student's lab file that does not compile gets one line: the grade shows its errors.
+#   awk -v tty=1|"" -v root=/path/to/repo/ [-v brief=1] -f build-progress.awk
 function relative(text,    at) {
   while (root != "" && (at = index(text, root)) > 0)
     text = substr(text, 1, at - 1) substr(text, at + length(root))
@@ -36,6 +37,11 @@ function end_failure() {
   in_failure = 0
   if (failure_text in seen) return
   seen[failure_text] = 1
+  if (brief && failure_head ~ /^error: labs\/[0-9][0-9]-[^ ]* does not compile:$/) {
+    sub(/:$/, " (its errors: in the grade below)", failure_head)
+    say(failure_head)
+    return
+  }
   say(failure_head)
   printf "%s", failure_text
   fflush()

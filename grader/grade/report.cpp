@@ -254,6 +254,7 @@ std::string gradescope_json(const GradeReport& r) {
   // what to do once, at the top; a long message that several checks of a lab share (the
   // compiler's errors) once, at the top, each of those checks naming it by its first line.
   std::string output = r.has_device ? "Graded on " + r.device_name : no_device_notice(r, false);
+  while (!output.empty() && output.back() == '\n') output.pop_back();
   std::vector<std::string> hoisted;
   for (const auto& lab : r.labs)
     for (const auto& [message, names] : failures_by_message(lab))
@@ -296,6 +297,7 @@ std::string lab_table(const LabResult& lab, bool color) {
   for (const auto& c : lab.checks) {
     std::string detail = first_line(c.message);
     if (skipped_for_no_device(c)) detail = "no GPU (see the top)";
+    if (c.status == "failed" && !detail.empty() && detail.back() == ':') detail.pop_back();
     if (c.status == "passed" || c.status == "partial") {
       // For a timed check, the measurement line reads better than the first note.
       if (auto it = c.measurements.find("ratio"); it != c.measurements.end()) {
