@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include "cudalab/device_buffer.h"
 #include "cudalab/device_data.h"
@@ -25,12 +26,15 @@ struct Measured {
   bool host_clocked = false;  // timed on the host's clock (the candidate in its own process)
 };
 
-// Median of an empty fence on the host's clock: a device synchronisation with nothing to wait for.
-double empty_fence_ms() {
+// Median of an empty round on the host's clock after `prepare`: 4 KiB cleared on `stream` and a
+// device synchronisation.
+double empty_round_ms(const std::function<void()>& prepare, cudaStream_t stream) {
+  DeviceBuffer<unsigned char> scratch(4096);
   std::vector<double> ms;
   for (int i = 0; i < 21; ++i) {
-    CUDA_CHECK(cudaDeviceSynchronize());
+    prepare();
     const auto start = std::chrono::steady_clock::now();
+    CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.bytes(), stream));
     CUDA_CHECK(cudaDeviceSynchronize());
     ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -166,8 +170,17 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
     };
   if (remote_candidate) {
     // The candidate runs in its own process: both timed on the host's clock, each less the cost
-    // of an empty round (the candidate's: a call that runs nothing; the reference's: a fence).
-    options.host_clock_overhead_ms = {remote::ping_ms(), empty_fence_ms()};
+    // of an empty round after the same preparation (the L2 flush): the candidate's an empty call
+    // (a call's round trip and the device's turn to the candidate's context), the reference's an
+    // empty fence; both clear 4 KiB of device memory in their round.
+    std::unique_ptr<L2Flusher> flusher;
+    if (work.flush_l2) flusher = std::make_unique<L2Flusher>(m.device.l2_bytes);
+    const auto prepare = [&] {
+      if (flusher) flusher->flush(stream.get());
+      CUDA_CHECK(cudaDeviceSynchronize());
+    };
+    options.host_clock_overhead_ms = {remote::ping_ms(21, prepare),
+                                      empty_round_ms(prepare, stream.get())};
     m.host_clocked = true;
   }
   if (outputs != nullptr) {

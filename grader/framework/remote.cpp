@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -231,24 +233,55 @@ void keep_error(const std::string& e) {
   if (pending_error().empty()) pending_error() = e;
 }
 
-// cuMemGetAddressRange, through the runtime: a grader links no driver library, so that it starts
+// A driver function through the runtime: a grader links no driver library, so that it starts
 // (and skips its GPU checks) on a machine without one.
-using AddressRange = CUresult (*)(CUdeviceptr*, std::size_t*, CUdeviceptr);
-AddressRange address_range() {
-  static const AddressRange fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
+template <typename Fn>
+Fn driver_function(const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult found{};
 #if CUDART_VERSION >= 12050
-    const cudaError_t e =
-        cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p, 12000, cudaEnableDefault, &found);
+  const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found);
 #else
-    const cudaError_t e = cudaGetDriverEntryPoint("cuMemGetAddressRange", &p, cudaEnableDefault, &found);
+  const cudaError_t e = cudaGetDriverEntryPoint(name, &p, cudaEnableDefault, &found);
 #endif
-    if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr)
-      throw std::runtime_error("the driver has no cuMemGetAddressRange");
-    return reinterpret_cast<AddressRange>(p);
-  }();
-  return fn;
+  if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr)
+    throw std::runtime_error(std::string("the driver has no ") + name);
+  return reinterpret_cast<Fn>(p);
+}
+
+using AddressRange = CUresult (*)(CUdeviceptr*, std::size_t*, CUdeviceptr);
+using PointerAttribute = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
+
+// The IPC handles made so far, by the driver's id of their allocation (unique in the process, so
+// an allocation freed and another made at the same address get different ones): a handle is made
+// once per allocation, not once per call.
+struct Exported {
+  cudaIpcMemHandle_t handle;
+  CUdeviceptr base;
+  std::size_t size;
+};
+std::map<unsigned long long, Exported>& exported() {
+  static std::map<unsigned long long, Exported> m;
+  return m;
+}
+
+const Exported& export_allocation(const void* p) {
+  static const AddressRange address_range = driver_function<AddressRange>("cuMemGetAddressRange");
+  static const PointerAttribute attribute = driver_function<PointerAttribute>("cuPointerGetAttribute");
+  unsigned long long id = 0;
+  if (attribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, reinterpret_cast<CUdeviceptr>(p)) !=
+      CUDA_SUCCESS)
+    throw std::logic_error("a pointer handed to the candidate is not device memory");
+  auto it = exported().find(id);
+  if (it != exported().end()) return it->second;
+  Exported x{};
+  if (address_range(&x.base, &x.size, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS)
+    throw std::logic_error("a device pointer handed to the candidate is not in an allocation");
+  if (const cudaError_t e = cudaIpcGetMemHandle(&x.handle, reinterpret_cast<void*>(x.base));
+      e != cudaSuccess)
+    throw std::runtime_error(std::string("cudaIpcGetMemHandle: ") + cudaGetErrorString(e));
+  if (exported().size() > 4096) exported().clear();  // old ids of freed buffers
+  return exported().emplace(id, x).first->second;
 }
 
 // The judge's device pointer as its allocation's IPC handle and the offset into it.
@@ -257,14 +290,10 @@ void write_device_pointer(wire::Writer& w, const void* p) {
     w.u8(static_cast<std::uint8_t>(wire::Arg::null));
     return;
   }
-  CUdeviceptr base = 0;
-  std::size_t size = 0;
-  if (address_range()(&base, &size, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS)
-    throw std::logic_error("a device pointer handed to the candidate is not in an allocation");
-  cudaIpcMemHandle_t handle;
-  if (const cudaError_t e = cudaIpcGetMemHandle(&handle, reinterpret_cast<void*>(base));
-      e != cudaSuccess)
-    throw std::runtime_error(std::string("cudaIpcGetMemHandle: ") + cudaGetErrorString(e));
+  const Exported& x = export_allocation(p);
+  const cudaIpcMemHandle_t& handle = x.handle;
+  const CUdeviceptr base = x.base;
+  const std::size_t size = x.size;
   static_assert(sizeof handle == wire::kIpcHandleBytes, "IPC handle size");
   w.u8(static_cast<std::uint8_t>(wire::Arg::device));
   w.raw(&handle, sizeof handle);
@@ -347,11 +376,12 @@ std::string take_error() {
   return e;
 }
 
-double ping_ms(int n) {
+double ping_ms(int n, const std::function<void()>& before) {
   wire::Writer w;
   w.u8(static_cast<std::uint8_t>(wire::Request::ping));
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {
+    if (before) before();
     const auto start = std::chrono::steady_clock::now();
     candidate().exchange(w.body(), "an empty call");
     ms.push_back(

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -78,10 +79,12 @@ T call_returning(const char* name, std::uint32_t id, std::initializer_list<Value
 // cudaGetLastError() after a cudaDeviceSynchronize() is for a candidate in this process.
 std::string take_error();
 
-// Median round trip of `n` empty calls (the candidate process synchronises its device context and
-// answers, running no code of the student's file), in ms: the overhead a call's time on the
-// judge's clock carries.
-double ping_ms(int n = 21);
+// Median round trip of `n` empty calls, in ms: the overhead a call's time on the judge's clock
+// carries. An empty call runs no code of the student's file: the candidate process clears 4 KiB of
+// device memory on its stream (so that the device turns to its context, as for a call's kernel),
+// synchronises its context and answers. `before`, when set, runs before each (untimed): the
+// judge's own work before a timed call, such as its L2 flush.
+double ping_ms(int n, const std::function<void()>& before);
 
 // A kernel the candidate process ran, as CUPTI recorded it there.
 struct Kernel {
