@@ -182,6 +182,11 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
     options.host_clock_overhead_ms = {remote::ping_ms(21, prepare),
                                       empty_round_ms(prepare, stream.get())};
     m.host_clocked = true;
+    measure("candidate_call_overhead_ms", options.host_clock_overhead_ms[0]);
+    measure("reference_round_overhead_ms", options.host_clock_overhead_ms[1]);
+    std::cout << "timed on the host's clock, less an empty call's " << options.host_clock_overhead_ms[0]
+              << " ms (candidate) and an empty round's " << options.host_clock_overhead_ms[1]
+              << " ms (reference)" << std::endl;
   }
   if (outputs != nullptr) {
     options.before_sample = [outputs](std::size_t launch, cudaStream_t s) {

@@ -83,7 +83,13 @@ class Candidate {
     std::vector<char*> env;
     for (std::string& s : env_strings) env.push_back(s.data());
     env.push_back(nullptr);
-    std::vector<std::string> arg_strings{server, library};
+    // CUPTI's kernel records, but under compute-sanitizer (the two do not run together).
+    const char* sanitize = std::getenv("CUDALAB_SANITIZE");
+    const char* no_records = std::getenv("CUDALAB_NO_KERNEL_RECORDS");
+    const bool records = !(sanitize != nullptr && std::string(sanitize) == "1") &&
+                         !(no_records != nullptr && std::string(no_records) == "1");
+    std::vector<std::string> arg_strings{server, library,
+                                         records ? "--kernel-records" : "--no-kernel-records"};
     std::vector<char*> argv;
     for (std::string& s : arg_strings) argv.push_back(s.data());
     argv.push_back(nullptr);

@@ -80,8 +80,8 @@ T call_returning(const char* name, std::uint32_t id, std::initializer_list<Value
 std::string take_error();
 
 // Median round trip of `n` empty calls, in ms: the overhead a call's time on the judge's clock
-// carries. An empty call runs no code of the student's file: the candidate process clears 4 KiB of
-// device memory on its stream (so that the device turns to its context, as for a call's kernel),
+// carries. An empty call runs no code of the student's file: the candidate process launches an
+// empty kernel of its own (so that the device turns to its context, as for a call's kernels),
 // synchronises its context and answers. `before`, when set, runs before each (untimed): the
 // judge's own work before a timed call, such as its L2 flush.
 double ping_ms(int n, const std::function<void()>& before);

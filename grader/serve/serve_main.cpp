@@ -3,7 +3,8 @@
 //   cudalab-serve <candidate library>     (started by a lab's grader, the channel on descriptor 3)
 //
 // In this order, before any code of the student's file exists in the process:
-//   1. its CUDA context, a stream, and CUPTI's kernel records (not under compute-sanitizer);
+//   1. its CUDA context, a stream, an empty kernel of its own, and CUPTI's kernel records (not
+//      under compute-sanitizer: the grader says so on the command line);
 //   2. an empty environment and an anonymous command line (nothing says how it is graded);
 //   3. a seccomp filter: no threads, no processes, no programs, no signal handlers or timers, no
 //      tracing of other processes, no signals but to itself;
@@ -92,19 +93,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   std::free(buffer);
 }
 
-// compute-sanitizer and CUPTI do not mix: under the tool, no kernel records.
-bool under_compute_sanitizer() {
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::strstr(*e, "sanitizer") != nullptr || std::strstr(*e, "Sanitizer") != nullptr)
-      return true;
-  return false;
-}
-
 void start_tracing() {
-  if (under_compute_sanitizer()) {
-    tracing_problem = "not recorded under compute-sanitizer";
-    return;
-  }
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   // A flush now, so that whatever CUPTI starts for it exists before threads are forbidden.
@@ -117,6 +106,19 @@ void start_tracing() {
   }
   tracing = true;
   tracing_problem.clear();
+}
+
+// An empty kernel of the loader's own (PTX, compiled by the driver for the device): what an empty
+// call runs, so that its round trip includes the device's turn to this context.
+CUfunction load_empty_kernel() {
+  static const char ptx[] =
+      ".version 6.0\n.target sm_50\n.address_size 64\n.visible .entry cudalab_empty()\n{\n  ret;\n}\n";
+  CUmodule module = nullptr;
+  CUfunction f = nullptr;
+  if (cuModuleLoadData(&module, ptx) != CUDA_SUCCESS ||
+      cuModuleGetFunction(&f, module, "cudalab_empty") != CUDA_SUCCESS)
+    return nullptr;
+  return f;
 }
 
 // ---- confinement ------------------------------------------------------------------------------
@@ -181,8 +183,8 @@ struct Mapping {
 class Server {
  public:
   static constexpr std::size_t kScratchBytes = 4096;
-  Server(cudalab_dispatch_fn dispatch, CUstream stream, CUdeviceptr scratch)
-      : dispatch_(dispatch), stream_(stream), scratch_(scratch) {}
+  Server(cudalab_dispatch_fn dispatch, CUstream stream, CUdeviceptr scratch, CUfunction empty)
+      : dispatch_(dispatch), stream_(stream), scratch_(scratch), empty_(empty) {}
 
   void serve() {
     std::string body;
@@ -193,7 +195,10 @@ class Server {
       if (request == wire::Request::call) {
         call(r, reply);
       } else if (request == wire::Request::ping) {
-        cuMemsetD8Async(scratch_, 0, kScratchBytes, stream_);
+        if (empty_ != nullptr)
+          cuLaunchKernel(empty_, 1, 1, 1, 32, 1, 1, 0, stream_, nullptr, nullptr);
+        else
+          cuMemsetD8Async(scratch_, 0, kScratchBytes, stream_);
         cuCtxSynchronize();
         reply.u8(0);
       } else if (request == wire::Request::collect) {
@@ -339,7 +344,8 @@ class Server {
 
   cudalab_dispatch_fn dispatch_;
   CUstream stream_;
-  CUdeviceptr scratch_;  // what an empty call clears
+  CUdeviceptr scratch_;  // what an empty call clears, without the empty kernel
+  CUfunction empty_;
   std::map<std::string, Mapping> mappings_;
   std::set<std::string> used_;
 };
@@ -354,10 +360,12 @@ int not_serving(const std::string& why) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 || fcntl(kChannel, F_GETFD) < 0) {
+  const bool records_wanted = argc == 3 && std::strcmp(argv[2], "--no-kernel-records") != 0;
+  if (argc < 2 || argc > 3 || fcntl(kChannel, F_GETFD) < 0) {
     std::fprintf(stderr,
-                 "cudalab-serve: started by a lab's grader only (usage: cudalab-serve LIBRARY, "
-                 "with the grader's channel on descriptor 3)\n");
+                 "cudalab-serve: started by a lab's grader only (usage: cudalab-serve LIBRARY "
+                 "[--kernel-records|--no-kernel-records], with the grader's channel on "
+                 "descriptor 3)\n");
     return 2;
   }
   const std::string library = argv[1];
@@ -381,7 +389,11 @@ int main(int argc, char** argv) {
   if (r == CUDA_SUCCESS) r = cuMemsetD8Async(warm, 0, 1 << 20, stream);
   if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
   if (r != CUDA_SUCCESS) return not_serving("no CUDA context: " + driver_error(r));
-  start_tracing();
+  if (records_wanted)
+    start_tracing();
+  else
+    tracing_problem = "not recorded (under compute-sanitizer, which CUPTI does not run beside)";
+  const CUfunction empty = load_empty_kernel();
 
   // 2. and 3.
   forget_start(argc, argv);
@@ -403,7 +415,7 @@ int main(int argc, char** argv) {
   wire::Writer ready;
   ready.u8(static_cast<std::uint8_t>(wire::Status::ok));
   if (!wire::send_message(kChannel, ready.body())) _exit(1);
-  Server(dispatch, stream, warm).serve();
+  Server(dispatch, stream, warm, empty).serve();
   // No exit handlers, no destructors: nothing of the student's runs after the last call.
   _exit(0);
 }
