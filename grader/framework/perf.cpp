@@ -26,22 +26,10 @@ struct Measured {
   bool host_clocked = false;  // timed on the host's clock (the candidate in its own process)
 };
 
-// Median of an empty round on the host's clock after `prepare`: 4 KiB cleared on `stream` and a
-// device synchronisation.
-double empty_round_ms(const std::function<void()>& prepare, cudaStream_t stream) {
-  DeviceBuffer<unsigned char> scratch(4096);
-  std::vector<double> ms;
-  for (int i = 0; i < 21; ++i) {
-    prepare();
-    const auto start = std::chrono::steady_clock::now();
-    CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.bytes(), stream));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+// The processes a performance check's candidate and reference launches call.
+std::vector<remote::Endpoint> both_remote() {
+  if (!remote::active()) return {};
+  return {remote::Endpoint::candidate, remote::Endpoint::reference};
 }
 
 // The device's facts and copy bandwidth, measured once per process.
@@ -152,8 +140,10 @@ class OutputChecks {
 // With `r_zero` > 0, a candidate whose every sample (3 or more) is slower than r_zero times the
 // reference's slowest is past r_zero already: sampling stops there (a one-thread-block kernel
 // would otherwise spend the time cap).
+// `remote`: the processes the two launches call (empty: both run in this process).
 Measured measure_pair(const Launch& candidate, const Launch& reference, const Workload& work,
-                      OutputChecks* outputs, double r_zero, bool remote_candidate) {
+                      OutputChecks* outputs, double r_zero,
+                      const std::vector<remote::Endpoint>& remote) {
   Measured m;
   m.device = cached_device();
   Stream stream;
@@ -168,25 +158,21 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
       const double slowest_reference = *std::max_element(s[1].begin(), s[1].end());
       return *std::min_element(s[0].begin(), s[0].end()) > r_zero * slowest_reference;
     };
-  if (remote_candidate) {
-    // The candidate runs in its own process: both timed on the host's clock, each less the cost
-    // of an empty round after the same preparation (the L2 flush): the candidate's an empty call
-    // (a call's round trip and the device's turn to the candidate's context), the reference's an
-    // empty fence; both clear 4 KiB of device memory in their round.
+  if (!remote.empty()) {
+    // Candidate and reference in processes of their own: both timed on the host's clock, each
+    // less its process's empty call after the same preparation as a sample (the L2 flush): the
+    // call's round trip and the device's turn to that process's context.
     std::unique_ptr<L2Flusher> flusher;
     if (work.flush_l2) flusher = std::make_unique<L2Flusher>(m.device.l2_bytes);
     const auto prepare = [&] {
       if (flusher) flusher->flush(stream.get());
       CUDA_CHECK(cudaDeviceSynchronize());
     };
-    options.host_clock_overhead_ms = {remote::ping_ms(21, prepare),
-                                      empty_round_ms(prepare, stream.get())};
+    for (const remote::Endpoint e : remote)
+      options.host_clock_overhead_ms.push_back(remote::ping_ms(e, 21, prepare));
     m.host_clocked = true;
     measure("candidate_call_overhead_ms", options.host_clock_overhead_ms[0]);
-    measure("reference_round_overhead_ms", options.host_clock_overhead_ms[1]);
-    std::cout << "timed on the host's clock, less an empty call's " << options.host_clock_overhead_ms[0]
-              << " ms (candidate) and an empty round's " << options.host_clock_overhead_ms[1]
-              << " ms (reference)" << std::endl;
+    measure("reference_call_overhead_ms", options.host_clock_overhead_ms[1]);
   }
   if (outputs != nullptr) {
     options.before_sample = [outputs](std::size_t launch, cudaStream_t s) {
@@ -312,7 +298,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   }
   trace("performance: untimed run compared");
   OutputChecks outputs(checks);
-  const Measured m = measure_pair(candidate, reference, work, &outputs, policy.r_zero, remote::active());
+  const Measured m = measure_pair(candidate, reference, work, &outputs, policy.r_zero, both_remote());
   const double credit = perf_credit(m.ratio, policy.r_full, policy.r_zero);
 
   measure("ratio", m.ratio);
@@ -398,7 +384,11 @@ Launch prepared_launch(const std::function<Launch()>& make) {
 }
 
 void check_timing_harness(const Launch& reference, const Workload& work) {
-  const Measured m = measure_pair(reference, reference, work, nullptr, 0.0, false);
+  const Measured m = measure_pair(reference, reference, work, nullptr, 0.0,
+                                  remote::active() ? std::vector<remote::Endpoint>{
+                                                         remote::Endpoint::reference,
+                                                         remote::Endpoint::reference}
+                                                   : std::vector<remote::Endpoint>{});
   measure("ratio", m.ratio);
   measure("reference_ms", m.reference.median_ms);
   char line[256];

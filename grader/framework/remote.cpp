@@ -34,6 +34,11 @@ extern "C" __attribute__((weak)) const char* cudalab_candidate_server() {
 extern "C" __attribute__((weak)) const char* cudalab_candidate_library() {
   return nullptr;
 }
+// The reference's library (the solution compiled as a candidate): the reference runs in a process
+// of its own too, so that both are timed alike.
+extern "C" __attribute__((weak)) const char* cudalab_reference_library() {
+  return nullptr;
+}
 
 namespace cudalab::remote {
 
@@ -61,13 +66,15 @@ std::string signal_name(int sig) {
 
 class Candidate {
  public:
+  explicit Candidate(Endpoint endpoint) : endpoint_(endpoint) {}
   ~Candidate() { stop(); }
 
   // Starts the candidate process unless it runs; throws with the reason it cannot.
   void ensure_started() {
     if (pid_ > 0) return;
     const char* server = cudalab_candidate_server();
-    const char* library = cudalab_candidate_library();
+    const char* library = endpoint_ == Endpoint::candidate ? cudalab_candidate_library()
+                                                            : cudalab_reference_library();
     if (server == nullptr || library == nullptr)
       throw std::logic_error("no candidate process in this grader");
     // Nothing of this process is within the candidate's reach through /proc or ptrace: a process
@@ -86,7 +93,8 @@ class Candidate {
     // CUPTI's kernel records, but under compute-sanitizer (the two do not run together).
     const char* sanitize = std::getenv("CUDALAB_SANITIZE");
     const char* no_records = std::getenv("CUDALAB_NO_KERNEL_RECORDS");
-    const bool records = !(sanitize != nullptr && std::string(sanitize) == "1") &&
+    const bool records = endpoint_ == Endpoint::candidate &&
+                         !(sanitize != nullptr && std::string(sanitize) == "1") &&
                          !(no_records != nullptr && std::string(no_records) == "1");
     std::vector<std::string> arg_strings{server, library,
                                          records ? "--kernel-records" : "--no-kernel-records"};
@@ -110,7 +118,8 @@ class Candidate {
     close(out[1]);
     pid_ = pid;
     fd_ = sock[0];
-    output_ = std::thread([fd = out[0]] { forward_output(fd); });
+    const char* prefix = endpoint_ == Endpoint::candidate ? "candidate| " : "reference| ";
+    output_ = std::thread([fd = out[0], prefix] { forward_output(fd, prefix); });
     // The candidate process says it is ready (its context made, confined, the library loaded),
     // or why it cannot serve.
     std::string body;
@@ -188,7 +197,7 @@ class Candidate {
 
   // Copies the candidate process's output to stdout, each line prefixed, up to kOutputLimit per
   // grader process; then counts what it drops and says so once the process ends.
-  static void forward_output(int fd) {
+  static void forward_output(int fd, const char* prefix) {
     static std::size_t kept = 0;  // over the grader process's candidate processes
     std::size_t dropped = 0;
     bool line_start = true;
@@ -203,7 +212,7 @@ class Candidate {
           dropped += static_cast<std::size_t>(n - i);
           break;
         }
-        if (line_start) text += "candidate| ";
+        if (line_start) text += prefix;
         text += buf[i];
         line_start = buf[i] == '\n';
         ++kept;
@@ -220,14 +229,15 @@ class Candidate {
     }
   }
 
+  Endpoint endpoint_;
   pid_t pid_ = -1;
   int fd_ = -1;
   std::thread output_;
 };
 
-Candidate& candidate() {
-  static Candidate c;
-  return c;
+Candidate& process(Endpoint e) {
+  static Candidate candidate(Endpoint::candidate), reference(Endpoint::reference);
+  return e == Endpoint::candidate ? candidate : reference;
 }
 
 std::string& pending_error() {
@@ -310,10 +320,12 @@ void write_device_pointer(wire::Writer& w, const void* p) {
 }  // namespace
 
 bool active() {
-  return cudalab_candidate_server() != nullptr && cudalab_candidate_library() != nullptr;
+  return cudalab_candidate_server() != nullptr && cudalab_candidate_library() != nullptr &&
+         cudalab_reference_library() != nullptr;
 }
 
-std::string call(const char* name, std::uint32_t id, std::initializer_list<Value> args) {
+std::string call(Endpoint to, const char* name, std::uint32_t id,
+                 std::initializer_list<Value> args) {
   // The judge's uploads and fills are done before the candidate reads them.
   if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
     throw std::runtime_error(std::string("the grader's device failed before ") + name + ": " +
@@ -341,10 +353,12 @@ std::string call(const char* name, std::uint32_t id, std::initializer_list<Value
   }
   std::string reply;
   try {
-    reply = candidate().exchange(w.body(), name);
+    reply = process(to).exchange(w.body(), name);
   } catch (const std::logic_error&) {
     throw;
   } catch (const std::exception& e) {
+    if (to == Endpoint::reference)
+      throw std::runtime_error(std::string("grader problem, not yours: the reference: ") + e.what());
     keep_error(e.what());
     return {};
   }
@@ -362,17 +376,20 @@ std::string call(const char* name, std::uint32_t id, std::initializer_list<Value
   if (status == wire::Status::bad_request)
     throw std::logic_error(std::string("grader problem, not yours: ") + name + ": " + error);
   if (status == wire::Status::threw_invalid_argument) {
-    if (context_lost) candidate().stop();
+    if (context_lost) process(to).stop();
     throw std::invalid_argument(error);
   }
   if (status == wire::Status::threw) {
-    if (context_lost) candidate().stop();
+    if (context_lost) process(to).stop();
     throw std::runtime_error(error);
   }
+  if (status != wire::Status::ok && to == Endpoint::reference)
+    throw std::runtime_error(std::string("grader problem, not yours: the reference's ") + name +
+                             ": " + error);
   if (status != wire::Status::ok) keep_error(std::string(name) + ": " + error);
   // A kernel fault leaves the candidate's context unusable: the next call gets a new process
   // (the judge's own context is untouched).
-  if (context_lost) candidate().stop();
+  if (context_lost) process(to).stop();
   return result;
 }
 
@@ -382,14 +399,14 @@ std::string take_error() {
   return e;
 }
 
-double ping_ms(int n, const std::function<void()>& before) {
+double ping_ms(Endpoint to, int n, const std::function<void()>& before) {
   wire::Writer w;
   w.u8(static_cast<std::uint8_t>(wire::Request::ping));
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {
     if (before) before();
     const auto start = std::chrono::steady_clock::now();
-    candidate().exchange(w.body(), "an empty call");
+    process(to).exchange(w.body(), "an empty call");
     ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
@@ -404,7 +421,7 @@ std::vector<Kernel> collect_kernels(std::string* error) {
   std::vector<Kernel> kernels;
   std::string reply;
   try {
-    reply = candidate().exchange(w.body(), "collecting the kernels that ran");
+    reply = process(Endpoint::candidate).exchange(w.body(), "collecting the kernels that ran");
   } catch (const std::exception& e) {
     *error = e.what();
     return kernels;
@@ -425,7 +442,8 @@ std::vector<Kernel> collect_kernels(std::string* error) {
 }
 
 void stop() {
-  candidate().stop();
+  process(Endpoint::candidate).stop();
+  process(Endpoint::reference).stop();
 }
 
 }  // namespace cudalab::remote

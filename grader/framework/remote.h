@@ -27,6 +27,10 @@
 
 namespace cudalab::remote {
 
+// Which process a call goes to: the candidate's (the student's file, a variant or the solution),
+// or the reference's (the solution, the same way, so that both are timed alike).
+enum class Endpoint { candidate, reference };
+
 struct Value {
   char kind;  // 'i', 'f', 'p', 'h' (wire::Arg)
   std::int64_t integer = 0;
@@ -58,18 +62,21 @@ inline Value host(const void* p, std::size_t bytes) {
   return x;
 }
 
-// True in a grader whose candidate runs in a process of its own.
+// True in a grader whose candidate and reference run in processes of their own.
 bool active();
 
 // Calls function `id` of the lab's interface (the numbering of the lab's remote.cpp) with `args`
 // in the candidate process and returns its return value's bytes (empty for void). A CUDA error,
 // an exception, a crash or a time-out of the call is kept for take_error(); the call then returns
 // empty bytes. `name` is the function's name for messages.
-std::string call(const char* name, std::uint32_t id, std::initializer_list<Value> args);
+// A problem of the reference's process is the grader's: it throws.
+std::string call(Endpoint to, const char* name, std::uint32_t id,
+                 std::initializer_list<Value> args);
 
 template <typename T>
-T call_returning(const char* name, std::uint32_t id, std::initializer_list<Value> args) {
-  const std::string bytes = call(name, id, args);
+T call_returning(Endpoint to, const char* name, std::uint32_t id,
+                 std::initializer_list<Value> args) {
+  const std::string bytes = call(to, name, id, args);
   T value{};
   if (bytes.size() == sizeof(T)) std::memcpy(&value, bytes.data(), sizeof(T));
   return value;
@@ -84,7 +91,7 @@ std::string take_error();
 // empty kernel of its own (so that the device turns to its context, as for a call's kernels),
 // synchronises its context and answers. `before`, when set, runs before each (untimed): the
 // judge's own work before a timed call, such as its L2 flush.
-double ping_ms(int n, const std::function<void()>& before);
+double ping_ms(Endpoint to, int n, const std::function<void()>& before);
 
 // A kernel the candidate process ran, as CUPTI recorded it there.
 struct Kernel {
@@ -95,7 +102,7 @@ struct Kernel {
 // (under compute-sanitizer, or a CUPTI failure).
 std::vector<Kernel> collect_kernels(std::string* error);
 
-// Ends the candidate process (the next call starts a new one).
+// Ends both processes (the next call starts a new one).
 void stop();
 
 }  // namespace cudalab::remote

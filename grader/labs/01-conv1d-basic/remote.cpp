@@ -1,6 +1,6 @@
-// Lab 01's functions across the two processes (grader/framework/remote.h): compiled into the
-// grader as labNN::candidate stubs, and with CUDALAB_SERVE into the candidate library as the
-// dispatch that calls the student's functions. Function ids are the order of the interface.
+// Lab 01's functions across processes (grader/framework/remote.h): compiled into the grader as
+// the stubs of lab01::candidate and of lab01::reference (the same file with each CUDALAB_IMPL),
+// and with CUDALAB_SERVE into each candidate library as the dispatch that calls its functions.
 #include "conv1d_basic.h"
 #include "remote_lab.h"
 
@@ -24,16 +24,16 @@ extern "C" int cudalab_serve_dispatch(cudalab_call* call) {
 
 #else
 
-namespace lab01::candidate {
+namespace lab01::CUDALAB_IMPL {
 
 using namespace cudalab::remote;
 
 void conv1d_basic(const float* x, const float* mask, float* y, int width, int mask_width,
                   cudaStream_t) {
-  call("conv1d_basic", kConv1dBasic,
+  call(kHere, "conv1d_basic", kConv1dBasic,
        {device(x), device(mask), device(y), integer(width), integer(mask_width)});
 }
 
-}  // namespace lab01::candidate
+}  // namespace lab01::CUDALAB_IMPL
 
 #endif

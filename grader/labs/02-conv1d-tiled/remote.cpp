@@ -23,16 +23,16 @@ extern "C" int cudalab_serve_dispatch(cudalab_call* call) {
 
 #else
 
-namespace lab02::candidate {
+namespace lab02::CUDALAB_IMPL {
 
 using namespace cudalab::remote;
 
 void conv1d_tiled(const float* x, const float* mask, float* y, int width, int mask_width,
                   cudaStream_t) {
-  call("conv1d_tiled", kConv1dTiled,
+  call(kHere, "conv1d_tiled", kConv1dTiled,
        {device(x), device(mask), device(y), integer(width), integer(mask_width)});
 }
 
-}  // namespace lab02::candidate
+}  // namespace lab02::CUDALAB_IMPL
 
 #endif

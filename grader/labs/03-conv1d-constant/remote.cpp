@@ -31,20 +31,20 @@ extern "C" int cudalab_serve_dispatch(cudalab_call* call) {
 
 #else
 
-namespace lab03::candidate {
+namespace lab03::CUDALAB_IMPL {
 
 using namespace cudalab::remote;
 
 void upload_mask(const float* mask, int mask_width) {
   const std::size_t count = mask != nullptr && mask_width > 0 ? mask_width : 0;
-  call("upload_mask", kUploadMask, {host(mask, count * sizeof(float)), integer(mask_width)});
+  call(kHere, "upload_mask", kUploadMask, {host(mask, count * sizeof(float)), integer(mask_width)});
 }
 
 void conv1d_constant(const float* x, float* y, int width, int mask_width, cudaStream_t) {
-  call("conv1d_constant", kConv1dConstant,
+  call(kHere, "conv1d_constant", kConv1dConstant,
        {device(x), device(y), integer(width), integer(mask_width)});
 }
 
-}  // namespace lab03::candidate
+}  // namespace lab03::CUDALAB_IMPL
 
 #endif
