@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <thread>
 
@@ -137,11 +138,15 @@ class Candidate {
     }
   }
 
-  // Sends one request and returns the reply's body; on a time-out or the process's end, stops it
-  // and throws with what happened.
-  std::string exchange(const std::string& request, const char* what) {
+  // Sends one request (its kind, a fresh nonce, `payload`) and returns the answer's body after
+  // the nonce; on a time-out, the process's end or a message out of turn, stops it and throws
+  // with what happened.
+  std::string exchange(wire::Request kind, const std::string& payload, const char* what) {
     ensure_started();
-    if (!wire::send_message(fd_, request)) {
+    const std::uint64_t nonce = next_nonce();
+    wire::Writer w;
+    w.u8(static_cast<std::uint8_t>(kind)).u64(nonce).raw(payload.data(), payload.size());
+    if (!wire::send_message(fd_, w.body())) {
       const std::string why = ended();
       stop();
       throw std::runtime_error(std::string("the candidate process ended before ") + what + ": " +
@@ -149,7 +154,16 @@ class Candidate {
     }
     std::string body;
     const int got = wire::receive_message(fd_, &body, call_timeout_ms());
-    if (got == 1) return body;
+    if (got == 1) {
+      wire::Reader r(body);
+      if (body.size() < 8 || r.u64() != nonce) {
+        stop();
+        throw std::runtime_error(
+            std::string("a message out of turn on the grader's channel during ") + what +
+            ": the code of the file wrote to it (the candidate process was stopped)");
+      }
+      return body.substr(8);
+    }
     std::string why;
     if (got < 0) {
       why = std::string(what) + " did not return within " +
@@ -161,6 +175,20 @@ class Candidate {
       stop();
     }
     throw std::runtime_error(why);
+  }
+
+  // A call's answer and then a fence's: the answer to the fence comes after the process's whole
+  // context is idle and cannot be forged (its nonce did not exist while the file's code ran).
+  // Returns the call's answer; `fence_error` gets the fence's device error ("" when none).
+  std::string exchange_fenced(wire::Request kind, const std::string& payload, const char* what,
+                              std::string* fence_error) {
+    std::string answer = exchange(kind, payload, what);
+    const std::string fence = exchange(wire::Request::fence, "", what);
+    wire::Reader r(fence);
+    const bool failed = r.u8() != 0;
+    const std::string error = r.text();
+    if (fence_error != nullptr) *fence_error = failed ? error : "";
+    return answer;
   }
 
   void stop() {
@@ -227,6 +255,11 @@ class Candidate {
                                std::to_string(dropped) + " bytes]\n";
       (void)!write(1, note.data(), note.size());
     }
+  }
+
+  static std::uint64_t next_nonce() {
+    static std::mt19937_64 draw{std::random_device{}()};
+    return draw();
   }
 
   Endpoint endpoint_;
@@ -331,8 +364,7 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
     throw std::runtime_error(std::string("the grader's device failed before ") + name + ": " +
                              cudaGetErrorString(e));
   wire::Writer w;
-  w.u8(static_cast<std::uint8_t>(wire::Request::call)).u32(id).u32(
-      static_cast<std::uint32_t>(args.size()));
+  w.u32(id).u32(static_cast<std::uint32_t>(args.size()));
   for (const Value& v : args) {
     switch (v.kind) {
       case 'i':
@@ -351,9 +383,9 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
         throw std::logic_error("remote::call: an argument of unknown kind");
     }
   }
-  std::string reply;
+  std::string reply, fence_error;
   try {
-    reply = process(to).exchange(w.body(), name);
+    reply = process(to).exchange_fenced(wire::Request::call, w.body(), name, &fence_error);
   } catch (const std::logic_error&) {
     throw;
   } catch (const std::exception& e) {
@@ -363,9 +395,17 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
     return {};
   }
   wire::Reader r(reply);
-  const auto status = static_cast<wire::Status>(r.u8());
-  const std::string error = r.text();
-  const bool context_lost = r.u8() != 0;
+  auto status = static_cast<wire::Status>(r.u8());
+  std::string error = r.text();
+  bool context_lost = r.u8() != 0;
+  // The fence's word on the device counts, whatever the call's answer said.
+  if (!fence_error.empty()) {
+    context_lost = true;
+    if (status == wire::Status::ok) {
+      status = wire::Status::cuda_error;
+      error = fence_error;
+    }
+  }
   const std::string result = r.text();
   for (const Value& v : args) {
     if (v.kind != 'h') continue;
@@ -400,13 +440,11 @@ std::string take_error() {
 }
 
 double ping_ms(Endpoint to, int n, const std::function<void()>& before) {
-  wire::Writer w;
-  w.u8(static_cast<std::uint8_t>(wire::Request::ping));
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {
     if (before) before();
     const auto start = std::chrono::steady_clock::now();
-    process(to).exchange(w.body(), "an empty call");
+    process(to).exchange_fenced(wire::Request::ping, "", "an empty call", nullptr);
     ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
@@ -416,12 +454,11 @@ double ping_ms(Endpoint to, int n, const std::function<void()>& before) {
 }
 
 std::vector<Kernel> collect_kernels(std::string* error) {
-  wire::Writer w;
-  w.u8(static_cast<std::uint8_t>(wire::Request::collect));
   std::vector<Kernel> kernels;
   std::string reply;
   try {
-    reply = process(Endpoint::candidate).exchange(w.body(), "collecting the kernels that ran");
+    reply = process(Endpoint::candidate)
+                .exchange(wire::Request::collect, "", "collecting the kernels that ran");
   } catch (const std::exception& e) {
     *error = e.what();
     return kernels;

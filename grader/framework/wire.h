@@ -20,7 +20,13 @@ enum class Request : std::uint8_t {
   call = 1,     // run one function of the lab's interface: function id, then its arguments
   ping = 2,     // nothing but the round trip (and a device-wide synchronisation): the overhead
   collect = 3,  // the kernels the candidate process ran since the last collect (CUPTI)
+  fence = 4,    // a device-wide synchronisation, answered with its status
 };
+// Every request carries a nonce after its kind, and its answer starts with it. The judge draws a
+// fresh one for each request and follows every call with a fence: code of the student's file,
+// which may write to the channel while its call runs, cannot know the fence's nonce, so an answer
+// it forged early shows as a message out of turn (docs/grading.md, "What the grader
+// guarantees").
 
 // How an argument travels.
 enum class Arg : std::uint8_t {

@@ -192,7 +192,11 @@ class Server {
       wire::Reader r(body);
       wire::Writer reply;
       const auto request = static_cast<wire::Request>(r.u8());
-      if (request == wire::Request::call) {
+      reply.u64(r.u64());  // the nonce, echoed
+      if (request == wire::Request::fence) {
+        const CUresult sync = cuCtxSynchronize();
+        reply.u8(sync != CUDA_SUCCESS ? 1 : 0).text(sync != CUDA_SUCCESS ? driver_error(sync) : "");
+      } else if (request == wire::Request::call) {
         call(r, reply);
       } else if (request == wire::Request::ping) {
         if (empty_ != nullptr)
