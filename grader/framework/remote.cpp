@@ -124,18 +124,33 @@ class Candidate {
     // The candidate process says it is ready (its context made, confined, the library loaded),
     // or why it cannot serve.
     std::string body;
-    const int got = wire::receive_message(fd_, &body, std::max(call_timeout_ms(), 60000));
+    int got = 0;
+    try {
+      got = wire::receive_message(fd_, &body, std::max(call_timeout_ms(), 60000));
+    } catch (const std::exception& e) {
+      stop();
+      throw std::runtime_error(std::string("the candidate process did not start: a message out "
+                                           "of turn on the grader's channel (") +
+                               e.what() + "): the code of the file wrote to it");
+    }
     if (got != 1) {
       const std::string why = got == 0 ? ended() : "it did not start within the time allowed";
       stop();
       throw std::runtime_error("the candidate process did not start: " + why);
     }
     wire::Reader r(body);
-    if (static_cast<wire::Status>(r.u8()) != wire::Status::ok) {
-      const std::string why = r.text();
-      stop();
-      throw std::runtime_error("the candidate process cannot serve: " + why);
+    const auto status = static_cast<wire::Status>(r.u8());
+    if (status == wire::Status::ok && body.size() == 1) return;
+    std::string why = "a message out of turn on the grader's channel: the code of the file wrote "
+                      "to it";
+    if (status == wire::Status::not_serving) {
+      try {
+        why = "it cannot serve: " + r.text();
+      } catch (const std::exception&) {
+      }
     }
+    stop();
+    throw std::runtime_error("the candidate process did not start: " + why);
   }
 
   // Sends one request (its kind, a fresh nonce, `payload`) and returns the answer's body after
@@ -153,7 +168,14 @@ class Candidate {
                                why);
     }
     std::string body;
-    const int got = wire::receive_message(fd_, &body, call_timeout_ms());
+    int got = 0;
+    try {
+      got = wire::receive_message(fd_, &body, call_timeout_ms());
+    } catch (const std::exception& e) {
+      stop();
+      throw std::runtime_error(std::string("a message out of turn on the grader's channel during ") +
+                               what + " (" + e.what() + "): the code of the file wrote to it");
+    }
     if (got == 1) {
       wire::Reader r(body);
       if (body.size() < 8 || r.u64() != nonce) {
@@ -394,10 +416,27 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
     keep_error(e.what());
     return {};
   }
-  wire::Reader r(reply);
-  auto status = static_cast<wire::Status>(r.u8());
-  std::string error = r.text();
-  bool context_lost = r.u8() != 0;
+  wire::Status status = wire::Status::ok;
+  std::string error, result;
+  bool context_lost = false;
+  try {
+    wire::Reader r(reply);
+    status = static_cast<wire::Status>(r.u8());
+    error = r.text();
+    context_lost = r.u8() != 0;
+    result = r.text();
+    for (const Value& v : args) {
+      if (v.kind != 'h') continue;
+      std::size_t n = 0;
+      const char* back = r.bytes(&n);
+      if (n == v.bytes && n > 0) std::memcpy(const_cast<void*>(v.pointer), back, n);
+    }
+  } catch (const std::exception& e) {
+    process(to).stop();
+    keep_error(std::string(name) + ": a malformed answer on the grader's channel (" + e.what() +
+               "): the code of the file wrote to it");
+    return {};
+  }
   // The fence's word on the device counts, whatever the call's answer said.
   if (!fence_error.empty()) {
     context_lost = true;
@@ -405,13 +444,6 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
       status = wire::Status::cuda_error;
       error = fence_error;
     }
-  }
-  const std::string result = r.text();
-  for (const Value& v : args) {
-    if (v.kind != 'h') continue;
-    std::size_t n = 0;
-    const char* back = r.bytes(&n);
-    if (n == v.bytes && n > 0) std::memcpy(const_cast<void*>(v.pointer), back, n);
   }
   if (status == wire::Status::bad_request)
     throw std::logic_error(std::string("grader problem, not yours: ") + name + ": " + error);
