@@ -86,8 +86,46 @@ void kill_strays() {
   }
 }
 
-void read_available(int fd, std::string& into, bool& open) {
-  char buf[4096];
+// A child's output, kept within a bound whatever it prints: the first kHead bytes and the last
+// kTail (where compute-sanitizer's summary is), what lies between counted and dropped.
+class BoundedText {
+ public:
+  static constexpr std::size_t kHead = 512 * 1024, kTail = 512 * 1024;
+  void append(const char* p, std::size_t n) {
+    if (head_.size() < kHead) {
+      const std::size_t take = std::min(n, kHead - head_.size());
+      head_.append(p, take);
+      p += take;
+      n -= take;
+    }
+    if (n == 0) return;
+    tail_.append(p, n);
+    if (tail_.size() > 2 * kTail) {
+      dropped_ += tail_.size() - kTail;
+      tail_.erase(0, tail_.size() - kTail);
+    }
+  }
+  std::string text() const {
+    std::string t = head_;
+    std::size_t dropped = dropped_;
+    std::string tail = tail_;
+    if (tail.size() > kTail) {
+      dropped += tail.size() - kTail;
+      tail.erase(0, tail.size() - kTail);
+    }
+    if (dropped > 0)
+      t += "\n[" + std::to_string(dropped) + " bytes of output dropped here: a check keeps " +
+           std::to_string((kHead + kTail) / 1024) + " KiB]\n";
+    return t + tail;
+  }
+
+ private:
+  std::string head_, tail_;
+  std::size_t dropped_ = 0;
+};
+
+void read_available(int fd, BoundedText& into, bool& open) {
+  char buf[16384];
   const ssize_t n = read(fd, buf, sizeof buf);
   if (n > 0)
     into.append(buf, static_cast<std::size_t>(n));
@@ -156,11 +194,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   ProcessResult r;
   struct Source {
     int fd;
-    std::string* into;
+    BoundedText* into;
     bool open;
   };
-  std::vector<Source> sources{{out_fds[0], &r.output, true}};
-  if (options.capture_fd >= 0) sources.push_back({options.capture_fd, &r.captured, true});
+  BoundedText output, captured;
+  std::vector<Source> sources{{out_fds[0], &output, true}};
+  if (options.capture_fd >= 0) sources.push_back({options.capture_fd, &captured, true});
   int status = 0;
   bool exited = false;
   while (!exited) {
@@ -199,6 +238,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     }
   }
   close(out_fds[0]);
+  r.output = output.text();
+  r.captured = captured.text();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (exec_failed)
     throw std::runtime_error("cannot run " + command[0] + ": " + std::strerror(exec_errno));

@@ -12,7 +12,9 @@ struct ProcessResult {
   int exit_code = -1;  // valid when !timed_out && signal == 0
   int signal = 0;      // the signal that ended it, 0 if it exited
   bool timed_out = false;
-  std::string output;    // stdout and stderr, interleaved
+  // stdout and stderr, interleaved: the first and the last 512 KiB, with a line saying how much
+  // was dropped between them (the grade command's memory is bounded whatever a check prints)
+  std::string output;
   std::string captured;  // what the child wrote to ProcessOptions::capture_fd
   double seconds = 0.0;
 };

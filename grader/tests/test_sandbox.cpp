@@ -97,3 +97,14 @@ TEST_CASE("a grader process's heap is limited", "[grader][process]") {
                   {}, 60, options);
   CHECK(small.output == "kept 1048576\n");
 }
+
+TEST_CASE("what a check prints is kept within a bound, its end included", "[grader][process]") {
+  // 64 MiB of output, then a last line (where compute-sanitizer writes its summary).
+  const ProcessResult r = run_process(
+      {"/bin/sh", "-c", "head -c 67108864 /dev/zero | tr '\\0' x; echo; echo LAST LINE"}, {}, 60);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.size() < 1100 * 1024);
+  CHECK(r.output.find("bytes of output dropped here") != std::string::npos);
+  CHECK(r.output.find("LAST LINE") != std::string::npos);
+  CHECK(r.output.substr(0, 1000) == std::string(1000, 'x'));
+}
