@@ -1,0 +1,80 @@
+// Lab 04's functions across the two processes (grader/framework/remote.h; lab 01's remote.cpp
+// says how the file is used). set_mask's host mask (K x K floats) travels by value and comes back,
+// so that a function that wrote to its const input is seen.
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+
+#include "conv2d.h"
+#include "remote_lab.h"
+
+namespace {
+enum Function : std::uint32_t { kSetMask = 1, kConv2d = 2, kConv2d8bit = 3 };
+
+// The elements of a host array whose size is the product of `sizes`: 0 when a size is below 1 or
+// the array could not exist (more than PTRDIFF_MAX bytes), so that nothing is read; the function
+// still gets the sizes as they are, and refuses them.
+std::size_t host_elements(std::initializer_list<long long> sizes, std::size_t element_bytes) {
+  const std::size_t most = static_cast<std::size_t>(PTRDIFF_MAX) / element_bytes;
+  std::size_t n = 1;
+  for (const long long s : sizes) {
+    if (s < 1 || static_cast<unsigned long long>(s) > most / n) return 0;
+    n *= static_cast<std::size_t>(s);
+  }
+  return n;
+}
+
+// set_mask's host mask: mask_width x mask_width floats.
+std::size_t mask_floats(int mask_width) {
+  return host_elements({mask_width, mask_width}, sizeof(float));
+}
+}  // namespace
+
+#if defined(CUDALAB_SERVE)
+
+extern "C" int cudalab_serve_dispatch(cudalab_call* call) {
+  return cudalab::serve::dispatch(call, [&](const cudalab::serve::Args& a) {
+    switch (call->function) {
+      case kSetMask: {
+        const int mask_width = a.i32(1);
+        lab04::candidate::set_mask(a.host<const float>(0, mask_floats(mask_width)), mask_width);
+        return true;
+      }
+      case kConv2d:
+        lab04::candidate::conv2d(a.device<const float>(0), a.device<float>(1), a.i32(2), a.i32(3),
+                                 a.i32(4), a.stream());
+        return true;
+      case kConv2d8bit:
+        lab04::candidate::conv2d_8bit(a.device<const unsigned char>(0), a.device<unsigned char>(1),
+                                      a.i32(2), a.i32(3), a.i32(4), a.stream());
+        return true;
+    }
+    return false;
+  });
+}
+
+#else
+
+namespace lab04::CUDALAB_IMPL {
+
+using namespace cudalab::remote;
+
+void set_mask(const float* host_mask, int mask_width) {
+  const std::size_t count = host_mask != nullptr ? mask_floats(mask_width) : 0;
+  call(kHere, "set_mask", kSetMask, {host(host_mask, count * sizeof(float)), integer(mask_width)});
+}
+
+void conv2d(const float* in, float* out, int width, int height, int channels, cudaStream_t) {
+  call(kHere, "conv2d", kConv2d,
+       {device(in), device(out), integer(width), integer(height), integer(channels)});
+}
+
+void conv2d_8bit(const unsigned char* in, unsigned char* out, int width, int height, int channels,
+                 cudaStream_t) {
+  call(kHere, "conv2d_8bit", kConv2d8bit,
+       {device(in), device(out), integer(width), integer(height), integer(channels)});
+}
+
+}  // namespace lab04::CUDALAB_IMPL
+
+#endif
