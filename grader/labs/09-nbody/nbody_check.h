@@ -12,6 +12,7 @@
 #include "cudalab/device_buffer.h"
 #include "cudalab/timing.h"
 #include "nbody_cpu.h"
+#include "nbody_timed.h"
 #include "perf.h"
 
 namespace lab09 {
@@ -111,35 +112,51 @@ Simulation simulate(const NbodyVariant& v, std::uint64_t seed);
 // ---------------------------------------------------------------------------------------------
 // Performance: accelerations_tiled at n = 2^18
 
-// The bodies are drawn on the device (fresh_bodies): no host-side system, no CPU reference of
-// the workload (the performance check compares the candidate with the reference on the device;
-// the correctness checks compared the same code with the CPU).
+// The bodies are drawn on the device (fresh_bodies): no host-side system, and the CPU reference
+// in double of a sample of bodies only (check_timed_size); every timed run is compared with the
+// reference's on the device.
 struct PerfCase {
   static constexpr int kN = 1 << 18;
   static constexpr float kSoftening = 0.05f;
+  static constexpr int kSampled = 256;  // seeded bodies of the check in double (and 88 more)
   // `bodies` holds the draw of run 0 (fresh_bodies(0)), which no timed run gets: the self-check
-  // times it, and timed_tolerance() reads it.
+  // times it, and check_timed_size() runs on it.
   explicit PerfCase(std::uint64_t grading_seed);
-  std::uint64_t seed;  // of the draws: derive_seed(grading_seed, 701)
+  std::uint64_t seed;         // of the draws: derive_seed(grading_seed, 701)
+  std::uint64_t sample_seed;  // of the bodies check_timed_size compares: derive_seed(.., 702)
   cudalab::DeviceBuffer<float> bodies, acc;
   cudalab::DeviceBuffer<float> staging;         // 3 floats a body, for fresh_bodies
   cudalab::Launch launch(AccFn f);              // into acc
   cudalab::Launch launch(AccFn f, float* out);  // into out (3 floats a body)
   // Writes into `bodies`, on `stream`, the bodies of timed run `sample`: drawn from (seed,
   // sample) alone, from random_system's distribution (positions uniform in [-1, 1)^3, masses in
-  // [0.5, 1.5)), which the tolerance below assumes.
+  // [0.5, 1.5)), which the timed size's bound assumes (nbody_timed.h).
   void fresh_bodies(std::uint64_t sample, cudaStream_t stream);
-  // The tolerance of a timed run's accelerations against the reference's on the same bodies,
-  // from the bodies now in `bodies` (fresh_bodies of one run): see nbody_check.cpp.
-  cudalab::Tolerance timed_tolerance();
+
+  // The check in double at the timed size, before the timing (nbody_timed.h): the candidate runs
+  // on the bodies of run 0 into `acc`, then the reference, on the same bodies drawn again
+  // (whatever the candidate did to them), into `reference_out`; both are compared with the CPU in
+  // double on timed_sample(bodies, kSampled, sample_seed). `problem`: "" or why the candidate
+  // fails (a CUDA error, an exception, or judge_timed_size's verdict); `tol`: the tolerance of the
+  // timed runs against the reference's (timed_between_atol, from S at the 16 central bodies and
+  // the verdict's kappa).
+  struct TimedSizeCheck {
+    std::string problem;
+    TimedSizeVerdict verdict;
+    cudalab::Tolerance tol;
+    double central_scale = 0.0;  // the largest S_ik at the central bodies
+  };
+  TimedSizeCheck check_timed_size(AccFn candidate, AccFn reference, float* reference_out);
   static cudalab::grade::Workload workload();
 };
 
 // 20 flops per interaction, n^2 interactions (the count is in solutions/09-nbody/nbody.cu).
 inline constexpr double kFlopsPerInteraction = 20.0;
 
-// Times the candidate's tiled kernel against the reference's on fresh bodies every run, every
-// output compared with the reference's on the device (grade_performance).
+// Checks the candidate's tiled kernel at the timed size in double on sampled bodies
+// (check_timed_size), then times it against the reference's on fresh bodies every run, every
+// output compared with the reference's on the device within the timed size's bound
+// (grade_performance).
 void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn reference);
 
 }  // namespace lab09

@@ -23,13 +23,23 @@ void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn refe
   // once, untimed, on the same fresh bodies and compares every acceleration before timing them
   // (the correctness checks, the [large] one included, compared this code with the CPU).
   PerfCase perf(base_seed());
+  cudalab::DeviceBuffer<float> acc_reference(perf.acc.size());
+  // First, at the timed size, the candidate and the reference against the CPU in double on
+  // sampled bodies of a draw that no timed run gets, within the probabilistic rounding bound
+  // (c + kappa sqrt(n)) u S (nbody_timed.h): the worst case (n + c) u S is too loose at this n to
+  // tell a full sum from half of one.
+  const PerfCase::TimedSizeCheck at_size =
+      perf.check_timed_size(candidate, reference, acc_reference.data());
+  measure("reference_rounding_units", at_size.verdict.reference_units);
+  measure("candidate_rounding_units", at_size.verdict.candidate_units);
+  measure("timed_kappa", at_size.verdict.kappa);
+  if (!at_size.problem.empty()) FAIL(at_size.problem);
   // Every timed run gets fresh bodies (the reference's run after the candidate's the same ones);
   // each writes its own acc, and every component of every timed acc is compared with the
-  // reference's. The tolerance comes from a draw of the same kind that no timed run gets (run
-  // 0, in `bodies` now).
-  const cudalab::Tolerance tol = perf.timed_tolerance();  // synchronizes
+  // reference's within twice the same bound at the largest S (a run that skips sources on some
+  // calls only fails there).
+  const cudalab::Tolerance tol = at_size.tol;
   measure("timed_atol", tol.atol);
-  cudalab::DeviceBuffer<float> acc_reference(perf.acc.size());
   TimedRunChecks checks;
   checks.fresh_inputs = [&perf](std::uint64_t sample, cudaStream_t s) {
     perf.fresh_bodies(sample, s);
