@@ -17,6 +17,7 @@
 #include "cudalab/random.h"
 #include "dynamic_shared_ptx.h"
 #include "grading.h"
+#include "remote.h"
 #include "impls.h"
 #include "launch_trace.h"
 #include "technique.h"
@@ -244,9 +245,10 @@ GRADED_CHECK("requests beyond the limits are refused", "[lab06][correctness]", 5
     } catch (const std::exception& e) {
       problems.push_back(call + " threw, but not std::invalid_argument: " + e.what());
     }
-    // Clear a launch error an accepted request may have left.
+    // Clear a launch error an accepted request may have left (in the candidate's process too).
     cudaStreamSynchronize(stream.get());
     cudaGetLastError();
+    cudalab::remote::take_error();
   }
   if (!problems.empty()) {
     std::string message;

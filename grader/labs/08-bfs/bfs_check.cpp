@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "remote.h"
+
 #include "cudalab/random.h"
 #include "cudalab/sparse/generators.h"
 #include "cudalab/sparse/graph_io.h"
@@ -57,6 +59,8 @@ CaseInfo info_of(const GraphCase& c, Algo algo, const std::string& variant, int 
 // long lines at 80 columns, and the broken variants' EXPECT-REJECT patterns must find
 // "an illegal memory access" whole.
 std::string cuda_error(const CaseInfo& info) {
+  // A candidate in a process of its own reports its errors with its calls' answers.
+  if (std::string e = cudalab::remote::take_error(); !e.empty()) return info.header() + ":\n  " + e;
   cudaError_t status = cudaDeviceSynchronize();
   if (status == cudaSuccess) status = cudaGetLastError();
   if (status == cudaSuccess) return "";
