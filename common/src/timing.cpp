@@ -49,8 +49,9 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
     throw std::invalid_argument("time_interleaved: need 1 <= min_samples <= max_samples");
   const bool host_clock = !options.host_clock_overhead_ms.empty();
   if (host_clock && (!options.fence || options.host_clock_overhead_ms.size() != launches.size()))
-    throw std::invalid_argument("time_interleaved: host-clock timing needs fence and one overhead "
-                                "per launch");
+    throw std::invalid_argument(
+        "time_interleaved: host-clock timing needs fence and one overhead "
+        "per launch");
 
   std::unique_ptr<L2Flusher> flusher;
   if (options.flush_l2) {
@@ -82,9 +83,9 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
         fenced[i].push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - host_start).count());
       }
-      samples[i].push_back(host_clock ? std::max(1e-6, fenced[i].back() -
-                                                           options.host_clock_overhead_ms[i])
-                                      : stop.elapsed_since(start));
+      samples[i].push_back(
+          host_clock ? std::max(1e-6, fenced[i].back() - options.host_clock_overhead_ms[i])
+                     : stop.elapsed_since(start));
       if (options.after_sample) options.after_sample(i, stream);
     }
     CUDA_CHECK(cudaGetLastError());

@@ -141,8 +141,8 @@ LaunchTrace trace_launches(const std::function<void()>& work) {
       return fail("your function's work failed: " + e);
     std::string problem;
     for (const remote::Kernel& k : remote::collect_kernels(&problem))
-      seen.push_back({k.name, static_cast<int>(k.launches), k.static_shared, k.dynamic_shared,
-                      k.threads});
+      seen.push_back(
+          {k.name, static_cast<int>(k.launches), k.static_shared, k.dynamic_shared, k.threads});
     if (!problem.empty()) return fail("the launched kernels were " + problem);
   }
   trace.verified = true;

@@ -298,7 +298,8 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   }
   trace("performance: untimed run compared");
   OutputChecks outputs(checks);
-  const Measured m = measure_pair(candidate, reference, work, &outputs, policy.r_zero, both_remote());
+  const Measured m =
+      measure_pair(candidate, reference, work, &outputs, policy.r_zero, both_remote());
   const double credit = perf_credit(m.ratio, policy.r_full, policy.r_zero);
 
   measure("ratio", m.ratio);
@@ -384,11 +385,11 @@ Launch prepared_launch(const std::function<Launch()>& make) {
 }
 
 void check_timing_harness(const Launch& reference, const Workload& work) {
-  const Measured m = measure_pair(reference, reference, work, nullptr, 0.0,
-                                  remote::active() ? std::vector<remote::Endpoint>{
-                                                         remote::Endpoint::reference,
-                                                         remote::Endpoint::reference}
-                                                   : std::vector<remote::Endpoint>{});
+  const Measured m = measure_pair(
+      reference, reference, work, nullptr, 0.0,
+      remote::active()
+          ? std::vector<remote::Endpoint>{remote::Endpoint::reference, remote::Endpoint::reference}
+          : std::vector<remote::Endpoint>{});
   measure("ratio", m.ratio);
   measure("reference_ms", m.reference.median_ms);
   char line[256];

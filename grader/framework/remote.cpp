@@ -12,10 +12,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -75,7 +75,7 @@ class Candidate {
     if (pid_ > 0) return;
     const char* server = cudalab_candidate_server();
     const char* library = endpoint_ == Endpoint::candidate ? cudalab_candidate_library()
-                                                            : cudalab_reference_library();
+                                                           : cudalab_reference_library();
     if (server == nullptr || library == nullptr)
       throw std::logic_error("no candidate process in this grader");
     // Nothing of this process is within the candidate's reach through /proc or ptrace: a process
@@ -141,8 +141,9 @@ class Candidate {
     wire::Reader r(body);
     const auto status = static_cast<wire::Status>(r.u8());
     if (status == wire::Status::ok && body.size() == 1) return;
-    std::string why = "a message out of turn on the grader's channel: the code of the file wrote "
-                      "to it";
+    std::string why =
+        "a message out of turn on the grader's channel: the code of the file wrote "
+        "to it";
     if (status == wire::Status::not_serving) {
       try {
         why = "it cannot serve: " + r.text();
@@ -173,8 +174,9 @@ class Candidate {
       got = wire::receive_message(fd_, &body, call_timeout_ms());
     } catch (const std::exception& e) {
       stop();
-      throw std::runtime_error(std::string("a message out of turn on the grader's channel during ") +
-                               what + " (" + e.what() + "): the code of the file wrote to it");
+      throw std::runtime_error(
+          std::string("a message out of turn on the grader's channel during ") + what + " (" +
+          e.what() + "): the code of the file wrote to it");
     }
     if (got == 1) {
       wire::Reader r(body);
@@ -273,8 +275,8 @@ class Candidate {
     if (!line_start) (void)!write(1, "\n", 1);
     if (dropped > 0) {
       const std::string note = "[the candidate's output beyond " +
-                               std::to_string(kOutputLimit / 1024) + " KiB was dropped: " +
-                               std::to_string(dropped) + " bytes]\n";
+                               std::to_string(kOutputLimit / 1024) +
+                               " KiB was dropped: " + std::to_string(dropped) + " bytes]\n";
       (void)!write(1, note.data(), note.size());
     }
   }
@@ -311,7 +313,8 @@ Fn driver_function(const char* name) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult found{};
 #if CUDART_VERSION >= 12050
-  const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found);
+  const cudaError_t e =
+      cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found);
 #else
   const cudaError_t e = cudaGetDriverEntryPoint(name, &p, cudaEnableDefault, &found);
 #endif
@@ -338,7 +341,8 @@ std::map<unsigned long long, Exported>& exported() {
 
 const Exported& export_allocation(const void* p) {
   static const AddressRange address_range = driver_function<AddressRange>("cuMemGetAddressRange");
-  static const PointerAttribute attribute = driver_function<PointerAttribute>("cuPointerGetAttribute");
+  static const PointerAttribute attribute =
+      driver_function<PointerAttribute>("cuPointerGetAttribute");
   unsigned long long id = 0;
   if (attribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, reinterpret_cast<CUdeviceptr>(p)) !=
       CUDA_SUCCESS)
@@ -389,20 +393,11 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
   w.u32(id).u32(static_cast<std::uint32_t>(args.size()));
   for (const Value& v : args) {
     switch (v.kind) {
-      case 'i':
-        w.u8(static_cast<std::uint8_t>(wire::Arg::integer)).i64(v.integer);
-        break;
-      case 'f':
-        w.u8(static_cast<std::uint8_t>(wire::Arg::real)).f64(v.real);
-        break;
-      case 'p':
-        write_device_pointer(w, v.pointer);
-        break;
-      case 'h':
-        w.u8(static_cast<std::uint8_t>(wire::Arg::host)).bytes(v.pointer, v.bytes);
-        break;
-      default:
-        throw std::logic_error("remote::call: an argument of unknown kind");
+      case 'i': w.u8(static_cast<std::uint8_t>(wire::Arg::integer)).i64(v.integer); break;
+      case 'f': w.u8(static_cast<std::uint8_t>(wire::Arg::real)).f64(v.real); break;
+      case 'p': write_device_pointer(w, v.pointer); break;
+      case 'h': w.u8(static_cast<std::uint8_t>(wire::Arg::host)).bytes(v.pointer, v.bytes); break;
+      default: throw std::logic_error("remote::call: an argument of unknown kind");
     }
   }
   std::string reply, fence_error;
@@ -412,7 +407,8 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
     throw;
   } catch (const std::exception& e) {
     if (to == Endpoint::reference)
-      throw std::runtime_error(std::string("grader problem, not yours: the reference: ") + e.what());
+      throw std::runtime_error(std::string("grader problem, not yours: the reference: ") +
+                               e.what());
     keep_error(e.what());
     return {};
   }
@@ -477,9 +473,8 @@ double ping_ms(Endpoint to, int n, const std::function<void()>& before) {
     if (before) before();
     const auto start = std::chrono::steady_clock::now();
     process(to).exchange_fenced(wire::Request::ping, "", "an empty call", nullptr);
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
   }
   std::sort(ms.begin(), ms.end());
   return ms.empty() ? 0.0 : ms[ms.size() / 2];

@@ -106,4 +106,3 @@ std::vector<Kernel> collect_kernels(std::string* error);
 void stop();
 
 }  // namespace cudalab::remote
-

@@ -8,8 +8,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -17,7 +17,7 @@
 extern "C" {
 
 struct cudalab_value {
-  char tag;       // 'i' integer, 'f' real, 'p' device pointer (null allowed), 'h' host bytes
+  char tag;  // 'i' integer, 'f' real, 'p' device pointer (null allowed), 'h' host bytes
   std::int64_t i;
   double f;
   void* ptr;          // 'p': the device address here; 'h': the host copy
@@ -28,10 +28,10 @@ struct cudalab_call {
   std::uint32_t function;
   const cudalab_value* args;
   std::uint32_t nargs;
-  cudaStream_t stream;            // the candidate process's stream for the lab's functions
-  unsigned char result[512];      // a return value, copied back to the judge
+  cudaStream_t stream;        // the candidate process's stream for the lab's functions
+  unsigned char result[512];  // a return value, copied back to the judge
   std::uint32_t result_bytes;
-  char error[512];                // set when the dispatch itself fails (bad arguments)
+  char error[512];  // set when the dispatch itself fails (bad arguments)
 };
 
 // 0, a CUDA error code the runtime reported for the call (cudaGetLastError after it), or one of
@@ -61,9 +61,8 @@ class Args {
   T* host(std::uint32_t i, std::size_t count) const {
     const cudalab_value& v = at(i, 'h');
     if (v.bytes != count * sizeof(T))
-      throw BadArgument("argument " + std::to_string(i) + ": " +
-                                  std::to_string(v.bytes) + " host bytes, expected " +
-                                  std::to_string(count * sizeof(T)));
+      throw BadArgument("argument " + std::to_string(i) + ": " + std::to_string(v.bytes) +
+                        " host bytes, expected " + std::to_string(count * sizeof(T)));
     return static_cast<T*>(v.ptr);
   }
   int i32(std::uint32_t i) const { return static_cast<int>(at(i, 'i').i); }
@@ -76,8 +75,7 @@ class Args {
     if (i >= c_.nargs) throw BadArgument("missing argument " + std::to_string(i));
     if (c_.args[i].tag != tag)
       throw BadArgument("argument " + std::to_string(i) + " is of kind '" +
-                                  std::string(1, c_.args[i].tag) + "', not '" +
-                                  std::string(1, tag) + "'");
+                        std::string(1, c_.args[i].tag) + "', not '" + std::string(1, tag) + "'");
     return c_.args[i];
   }
   const cudalab_call& c_;

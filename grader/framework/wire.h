@@ -34,15 +34,15 @@ enum class Arg : std::uint8_t {
   real = 'f',     // double
   device = 'p',   // a device pointer: an IPC handle of its allocation (64 bytes) and an offset
   null = 'n',     // a null device pointer
-  host = 'h',     // host bytes: copied there, and back after the call (a const input must not change)
+  host = 'h',  // host bytes: copied there, and back after the call (a const input must not change)
 };
 
 // Call status in a reply.
 enum class Status : std::uint8_t {
   ok = 0,
-  cuda_error = 1,     // the function returned with a CUDA error (launch or device), text follows
-  bad_request = 2,    // an unknown function or malformed arguments: a grader problem
-  not_serving = 3,    // the candidate process could not start serving (text follows)
+  cuda_error = 1,   // the function returned with a CUDA error (launch or device), text follows
+  bad_request = 2,  // an unknown function or malformed arguments: a grader problem
+  not_serving = 3,  // the candidate process could not start serving (text follows)
   threw_invalid_argument = 4,  // the function threw std::invalid_argument (text: its what())
   threw = 5,                   // the function threw another exception
 };

@@ -88,7 +88,8 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     r.dynamic_shared = r.dynamic_shared < 0
                            ? k.dynamicSharedMemory
                            : std::min<long long>(r.dynamic_shared, k.dynamicSharedMemory);
-    r.threads += static_cast<long long>(k.gridX) * k.gridY * k.gridZ * k.blockX * k.blockY * k.blockZ;
+    r.threads +=
+        static_cast<long long>(k.gridX) * k.gridY * k.gridZ * k.blockX * k.blockY * k.blockZ;
   }
   std::free(buffer);
 }
@@ -112,7 +113,8 @@ void start_tracing() {
 // call runs, so that its round trip includes the device's turn to this context.
 CUfunction load_empty_kernel() {
   static const char ptx[] =
-      ".version 6.0\n.target sm_50\n.address_size 64\n.visible .entry cudalab_empty()\n{\n  ret;\n}\n";
+      ".version 6.0\n.target sm_50\n.address_size 64\n.visible .entry cudalab_empty()\n{\n  "
+      "ret;\n}\n";
   CUmodule module = nullptr;
   CUfunction f = nullptr;
   if (cuModuleLoadData(&module, ptx) != CUDA_SUCCESS ||
@@ -132,13 +134,28 @@ std::string forbid(bool executable_memory_too) {
     if (rc == 0) rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(error), syscall, 0);
   };
   if (!executable_memory_too) {
-    for (int s : {SCMP_SYS(clone), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve),
-                  SCMP_SYS(execveat), SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv),
-                  SCMP_SYS(process_vm_writev), SCMP_SYS(rt_sigaction), SCMP_SYS(sigaltstack),
-                  SCMP_SYS(setitimer), SCMP_SYS(alarm), SCMP_SYS(timer_create),
-                  SCMP_SYS(timerfd_create), SCMP_SYS(io_uring_setup), SCMP_SYS(unshare),
-                  SCMP_SYS(setns), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
-                  SCMP_SYS(userfaultfd), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd),
+    for (int s : {SCMP_SYS(clone),
+                  SCMP_SYS(fork),
+                  SCMP_SYS(vfork),
+                  SCMP_SYS(execve),
+                  SCMP_SYS(execveat),
+                  SCMP_SYS(ptrace),
+                  SCMP_SYS(process_vm_readv),
+                  SCMP_SYS(process_vm_writev),
+                  SCMP_SYS(rt_sigaction),
+                  SCMP_SYS(sigaltstack),
+                  SCMP_SYS(setitimer),
+                  SCMP_SYS(alarm),
+                  SCMP_SYS(timer_create),
+                  SCMP_SYS(timerfd_create),
+                  SCMP_SYS(io_uring_setup),
+                  SCMP_SYS(unshare),
+                  SCMP_SYS(setns),
+                  SCMP_SYS(bpf),
+                  SCMP_SYS(perf_event_open),
+                  SCMP_SYS(userfaultfd),
+                  SCMP_SYS(pidfd_open),
+                  SCMP_SYS(pidfd_getfd),
                   SCMP_SYS(pidfd_send_signal)})
       deny(s, EPERM);
     // clone3 takes its flags in memory a filter cannot read: "not implemented" makes the C
@@ -147,8 +164,8 @@ std::string forbid(bool executable_memory_too) {
     // Signals to itself only (abort() and raise() still work).
     const scmp_datum_t self = static_cast<scmp_datum_t>(getpid());
     if (rc == 0)
-      rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1,
-                            SCMP_A0(SCMP_CMP_NE, self));
+      rc =
+          seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
     if (rc == 0)
       rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1,
                             SCMP_A0(SCMP_CMP_NE, self));
@@ -231,12 +248,8 @@ class Server {
         cudalab_value v{};
         v.tag = static_cast<char>(r.u8());
         switch (static_cast<wire::Arg>(v.tag)) {
-          case wire::Arg::integer:
-            v.i = r.i64();
-            break;
-          case wire::Arg::real:
-            v.f = r.f64();
-            break;
+          case wire::Arg::integer: v.i = r.i64(); break;
+          case wire::Arg::real: v.f = r.f64(); break;
           case wire::Arg::null:
             v.tag = 'p';
             v.ptr = nullptr;
@@ -257,8 +270,7 @@ class Server {
             v.bytes = bytes;
             break;
           }
-          default:
-            throw std::runtime_error("an argument of unknown kind");
+          default: throw std::runtime_error("an argument of unknown kind");
         }
         args.push_back(v);
       }
@@ -308,7 +320,10 @@ class Server {
     reply.u32(static_cast<std::uint32_t>(record_order.size()));
     for (const std::string& name : record_order) {
       const KernelRecord& k = records[name];
-      reply.text(name).i64(k.launches).i64(k.static_shared).i64(std::max(0LL, k.dynamic_shared))
+      reply.text(name)
+          .i64(k.launches)
+          .i64(k.static_shared)
+          .i64(std::max(0LL, k.dynamic_shared))
           .i64(k.threads);
     }
     records.clear();
@@ -411,8 +426,7 @@ int main(int argc, char** argv) {
     const char* e = dlerror();
     return not_serving(std::string("cannot load the candidate: ") + (e != nullptr ? e : "?"));
   }
-  auto dispatch =
-      reinterpret_cast<cudalab_dispatch_fn>(dlsym(handle, "cudalab_serve_dispatch"));
+  auto dispatch = reinterpret_cast<cudalab_dispatch_fn>(dlsym(handle, "cudalab_serve_dispatch"));
   if (dispatch == nullptr) return not_serving("the candidate library has no dispatch");
   if (const std::string e = forbid(true); !e.empty()) return not_serving(e);
 

@@ -17,9 +17,9 @@
 #include "cudalab/random.h"
 #include "dynamic_shared_ptx.h"
 #include "grading.h"
-#include "remote.h"
 #include "impls.h"
 #include "launch_trace.h"
+#include "remote.h"
 #include "technique.h"
 
 using cudalab::derive_seed;
