@@ -595,7 +595,6 @@ class Batch:
     def __init__(self, args, create=True):
         """create=False (a dry run) writes nothing: no OUT, no seed (self.seed is then None when
         the batch has none yet)."""
-        tracked_files(ROOT)  # not a git checkout: said before anything is written
         self.submissions_dir = os.path.abspath(args.submissions)
         self.submissions = list_submissions(self.submissions_dir)
         self.out = os.path.abspath(args.out)
@@ -603,6 +602,10 @@ class Batch:
         for name, path in (("--out", self.out), ("--work", self.work)):
             if path == self.submissions_dir or path.startswith(self.submissions_dir + os.sep):
                 raise UsageError("%s must not be inside the submissions folder" % name)
+        if create:
+            # Not a git checkout: said after the arguments, before anything is written (a dry run
+            # copies nothing, so it needs no git).
+            tracked_files(ROOT)
         self.known = student_files(ROOT)
         self.labs = sorted(self.known)
         if args.lab:
