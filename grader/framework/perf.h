@@ -1,6 +1,8 @@
-// The performance check: candidate and reference timed interleaved in this process on the same
-// stream (cudalab::time_interleaved), credit from the ratio of medians (policy.h), and the
-// roofline view recorded with the verdict.
+// The performance check: candidate and reference timed interleaved (cudalab::time_interleaved),
+// credit from the ratio of medians (policy.h), and the roofline view recorded with the verdict.
+// Where the lab's candidate and reference run in processes of their own (remote.h), both are
+// timed on this process's clock, from the call to the fence's answer, each less its process's
+// empty round; otherwise by events on the same stream in this process.
 //
 // What is timed is what is checked (docs/grading.md, "What the grader guarantees"):
 //   - every sample is also timed device-wide (a device fence before and after it, on the host's
