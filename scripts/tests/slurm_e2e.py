@@ -235,12 +235,16 @@ def comparable(report):
 
 
 def sleeper():
-    """A lab 01 file whose grading sleeps (a static initializer), so that its task runs out of
-    time without using a CPU."""
-    return batch_e2e.answer("01-conv1d-basic") + (
-        "\n#include <unistd.h>\nnamespace lab01 {\nnamespace CUDALAB_IMPL {\n"
-        "const unsigned slept = sleep(3600);\n"
-        "}  // namespace CUDALAB_IMPL\n}  // namespace lab01\n")
+    """A lab 01 file whose build takes minutes, so that its task runs out of time: the grader runs
+    no code of the file, and without a GPU nothing of it runs at all, so the time goes in the
+    compiler (500 constant expressions of 10^5 steps each, about 2 s of compiler per 10; Slurm ends
+    the task at its 1-minute limit long before)."""
+    spin = ("\nconstexpr unsigned long spin(unsigned long n, unsigned long salt) {\n"
+            "  unsigned long x = salt;\n"
+            "  for (unsigned long i = 0; i < n; ++i) x = x * 6364136223846793005ul + i;\n"
+            "  return x;\n}\n")
+    asserts = "".join('static_assert(spin(100000, %d) != %d, "");\n' % (k, k) for k in range(500))
+    return batch_e2e.answer("01-conv1d-basic") + spin + asserts
 
 
 def main(argv):
