@@ -16,7 +16,7 @@ extern "C" int cudalab_serve_dispatch(cudalab_call* call) {
       case kUploadMask: {
         const int mask_width = a.i32(1);
         lab03::candidate::upload_mask(
-            a.host<const float>(0, static_cast<std::size_t>(mask_width < 0 ? 0 : mask_width)),
+            a.host<const float>(0, cudalab::host_elements({mask_width}, sizeof(float))),
             mask_width);
         return true;
       }
@@ -36,7 +36,8 @@ namespace lab03::CUDALAB_IMPL {
 using namespace cudalab::remote;
 
 void upload_mask(const float* mask, int mask_width) {
-  const std::size_t count = mask != nullptr && mask_width > 0 ? mask_width : 0;
+  const std::size_t count =
+      mask != nullptr ? cudalab::host_elements({mask_width}, sizeof(float)) : 0;
   call(kHere, "upload_mask", kUploadMask, {host(mask, count * sizeof(float)), integer(mask_width)});
 }
 

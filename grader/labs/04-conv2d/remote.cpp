@@ -3,7 +3,6 @@
 // so that a function that wrote to its const input is seen.
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 
 #include "conv2d.h"
 #include "remote_lab.h"
@@ -11,22 +10,9 @@
 namespace {
 enum Function : std::uint32_t { kSetMask = 1, kConv2d = 2, kConv2d8bit = 3 };
 
-// The elements of a host array whose size is the product of `sizes`: 0 when a size is below 1 or
-// the array could not exist (more than PTRDIFF_MAX bytes), so that nothing is read; the function
-// still gets the sizes as they are, and refuses them.
-std::size_t host_elements(std::initializer_list<long long> sizes, std::size_t element_bytes) {
-  const std::size_t most = static_cast<std::size_t>(PTRDIFF_MAX) / element_bytes;
-  std::size_t n = 1;
-  for (const long long s : sizes) {
-    if (s < 1 || static_cast<unsigned long long>(s) > most / n) return 0;
-    n *= static_cast<std::size_t>(s);
-  }
-  return n;
-}
-
 // set_mask's host mask: mask_width x mask_width floats.
 std::size_t mask_floats(int mask_width) {
-  return host_elements({mask_width, mask_width}, sizeof(float));
+  return cudalab::host_elements({mask_width, mask_width}, sizeof(float));
 }
 }  // namespace
 

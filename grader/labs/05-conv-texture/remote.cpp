@@ -4,7 +4,6 @@
 // and arrays they make stay in the candidate's process, with its state, for the run functions.
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 
 #include "conv_texture.h"
 #include "remote_lab.h"
@@ -18,22 +17,9 @@ enum Function : std::uint32_t {
   kRotate = 5
 };
 
-// The elements of a host array whose size is the product of `sizes`: 0 when a size is below 1 or
-// the array could not exist (more than PTRDIFF_MAX bytes), so that nothing is read; the function
-// still gets the sizes as they are, and refuses them.
-std::size_t host_elements(std::initializer_list<long long> sizes, std::size_t element_bytes) {
-  const std::size_t most = static_cast<std::size_t>(PTRDIFF_MAX) / element_bytes;
-  std::size_t n = 1;
-  for (const long long s : sizes) {
-    if (s < 1 || static_cast<unsigned long long>(s) > most / n) return 0;
-    n *= static_cast<std::size_t>(s);
-  }
-  return n;
-}
-
 // The prepare_* functions' host image: w x h floats.
 std::size_t image_floats(int w, int h) {
-  return host_elements({w, h}, sizeof(float));
+  return cudalab::host_elements({w, h}, sizeof(float));
 }
 }  // namespace
 

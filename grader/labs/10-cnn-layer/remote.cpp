@@ -3,7 +3,6 @@
 // and come back, so that a function that wrote to its const input is seen.
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 
 #include "cnn_layer.h"
 #include "remote_lab.h"
@@ -11,22 +10,9 @@
 namespace {
 enum Function : std::uint32_t { kPrepareWeights = 1, kConvForwardDirect = 2, kConvForwardFast = 3 };
 
-// The elements of a host array whose size is the product of `sizes`: 0 when a size is below 1 or
-// the array could not exist (more than PTRDIFF_MAX bytes), so that nothing is read; the function
-// still gets the sizes as they are, and refuses them.
-std::size_t host_elements(std::initializer_list<long long> sizes, std::size_t element_bytes) {
-  const std::size_t most = static_cast<std::size_t>(PTRDIFF_MAX) / element_bytes;
-  std::size_t n = 1;
-  for (const long long s : sizes) {
-    if (s < 1 || static_cast<unsigned long long>(s) > most / n) return 0;
-    n *= static_cast<std::size_t>(s);
-  }
-  return n;
-}
-
 // prepare_weights' host weights: M x C x K x K floats.
 std::size_t weight_floats(int M, int C, int K) {
-  return host_elements({M, C, K, K}, sizeof(float));
+  return cudalab::host_elements({M, C, K, K}, sizeof(float));
 }
 }  // namespace
 
