@@ -252,6 +252,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   return r;
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
 std::string last_lines(const std::string& text, int n) {
   std::vector<std::string> lines;
   std::istringstream in(text);

@@ -45,6 +45,9 @@ struct ProcessOptions {
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                           double timeout_s, const ProcessOptions& options = {});
 
+// The lines of `text` (a process's output, a tool's listing), without their '\n'.
+std::vector<std::string> lines_of(const std::string& text);
+
 // The last `n` non-empty lines of `text`, joined with '\n'.
 std::string last_lines(const std::string& text, int n);
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cudalab/json.h"
+#include "process.h"
 
 namespace cudalab::grade {
 
@@ -47,14 +48,6 @@ std::string points_text(double earned, int max) {
 // A GPU check skipped because there is no device (the grader's skip, or a sanitizer's).
 bool skipped_for_no_device(const CheckRecord& c) {
   return c.status == "skipped" && c.message.rfind("no CUDA device", 0) == 0;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-  return lines;
 }
 
 std::string joined_lines(const std::vector<std::string>& lines) {
