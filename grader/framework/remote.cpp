@@ -65,10 +65,11 @@ std::string signal_name(int sig) {
          (abbrev != nullptr ? std::string(" (SIG") + abbrev + ")" : "");
 }
 
-class Candidate {
+// One cudalab-serve process: the candidate's or the reference's (Endpoint).
+class ServeProcess {
  public:
-  explicit Candidate(Endpoint endpoint) : endpoint_(endpoint) {}
-  ~Candidate() { stop(); }
+  explicit ServeProcess(Endpoint endpoint) : endpoint_(endpoint) {}
+  ~ServeProcess() { stop(); }
 
   // Starts the candidate process unless it runs; throws with the reason it cannot.
   void ensure_started() {
@@ -292,8 +293,8 @@ class Candidate {
   std::thread output_;
 };
 
-Candidate& process(Endpoint e) {
-  static Candidate candidate(Endpoint::candidate), reference(Endpoint::reference);
+ServeProcess& process(Endpoint e) {
+  static ServeProcess candidate(Endpoint::candidate), reference(Endpoint::reference);
   return e == Endpoint::candidate ? candidate : reference;
 }
 
