@@ -104,6 +104,8 @@ class ServeProcess {
     for (std::string& s : arg_strings) argv.push_back(s.data());
     argv.push_back(nullptr);
     std::fflush(nullptr);
+    trace(std::string(endpoint_ == Endpoint::candidate ? "candidate" : "reference") +
+          " process: start");
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("cannot start the candidate process (fork)");
     if (pid == 0) {
@@ -141,7 +143,11 @@ class ServeProcess {
     }
     wire::Reader r(body);
     const auto status = static_cast<wire::Status>(r.u8());
-    if (status == wire::Status::ok && body.size() == 1) return;
+    if (status == wire::Status::ok && body.size() == 1) {
+      trace(std::string(endpoint_ == Endpoint::candidate ? "candidate" : "reference") +
+            " process: ready");
+      return;
+    }
     std::string why =
         "a message out of turn on the grader's channel: the code of the file wrote "
         "to it";
