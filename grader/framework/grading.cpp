@@ -7,6 +7,7 @@
 #include "cudalab/device_info.h"
 #include "cudalab/random.h"
 #include "grading_state.h"
+#include "remote.h"
 
 namespace cudalab::grade {
 
@@ -29,7 +30,7 @@ std::uint64_t base_seed() {
   return seed_from_env(kDefaultSeed);
 }
 
-bool begin_check(int points, Needs needs) {
+bool begin_check(int points, Needs needs, const char* tags) {
   CheckState& s = current_check();
   s.points = points;
   if (listing_only()) {
@@ -45,6 +46,15 @@ bool begin_check(int points, Needs needs) {
       std::cout << "SKIPPED: " << reason << std::endl;
       return false;
     }
+    // The processes the check calls start now, their contexts made while the judge makes its
+    // inputs: a performance check times the candidate against the reference, the self-check the
+    // reference against itself, and every other GPU check calls the candidate (a process the
+    // check does not start here starts at its first call).
+    const std::string t = tags;
+    const bool perf = t.find("[perf]") != std::string::npos;
+    const bool selfcheck = t.find("[selfcheck]") != std::string::npos;
+    if (!selfcheck) remote::prestart(remote::Endpoint::candidate);
+    if (perf || selfcheck) remote::prestart(remote::Endpoint::reference);
   }
   return true;
 }

@@ -33,7 +33,7 @@ bool under_sanitizer();
 
 // False when the body must not run (skipped for lack of a device, or the grade command only
 // listing the checks with CUDALAB_LIST_CHECKS=1).
-bool begin_check(int points, Needs needs);
+bool begin_check(int points, Needs needs, const char* tags = "");
 
 // Ends the check as SKIPPED (not passed) for a reason other than a missing device, e.g. input
 // data that is not installed: prints "SKIPPED: <reason>" (CTest shows the test as Skipped) and
@@ -94,7 +94,7 @@ void require_all_cases(const std::vector<Case>& cases, Check check,
 #define GRADED_CHECK(name, tags, points, needs)                         \
   static void CUDALAB_CONCAT(graded_check_body_, __LINE__)();           \
   TEST_CASE(name, tags) {                                               \
-    if (::cudalab::grade::begin_check(points, ::cudalab::grade::needs)) \
+    if (::cudalab::grade::begin_check(points, ::cudalab::grade::needs, tags)) \
       CUDALAB_CONCAT(graded_check_body_, __LINE__)();                   \
   }                                                                     \
   static void CUDALAB_CONCAT(graded_check_body_, __LINE__)()

@@ -71,8 +71,16 @@ class ServeProcess {
   explicit ServeProcess(Endpoint endpoint) : endpoint_(endpoint) {}
   ~ServeProcess() { stop(); }
 
-  // Starts the candidate process unless it runs; throws with the reason it cannot.
+  // Starts the process unless it runs, and waits until it is ready to serve; throws with the
+  // reason it cannot.
   void ensure_started() {
+    if (pid_ <= 0) launch();
+    if (!ready_) await_ready();
+  }
+
+  // Starts the process unless it runs, without waiting for it: its CUDA context is made while
+  // the judge makes its inputs (prestart()).
+  void launch() {
     if (pid_ > 0) return;
     const char* server = cudalab_candidate_server();
     const char* library = endpoint_ == Endpoint::candidate ? cudalab_candidate_library()
@@ -124,6 +132,11 @@ class ServeProcess {
     fd_ = sock[0];
     const char* prefix = endpoint_ == Endpoint::candidate ? "candidate| " : "reference| ";
     output_ = std::thread([fd = out[0], prefix] { forward_output(fd, prefix); });
+  }
+
+  // Waits for the started process to say it is ready (its context made, confined, the library
+  // loaded), or why it cannot serve; throws with the reason.
+  void await_ready() {
     // The candidate process says it is ready (its context made, confined, the library loaded),
     // or why it cannot serve.
     std::string body;
@@ -146,6 +159,7 @@ class ServeProcess {
     if (status == wire::Status::ok && body.size() == 1) {
       trace(std::string(endpoint_ == Endpoint::candidate ? "candidate" : "reference") +
             " process: ready");
+      ready_ = true;
       return;
     }
     std::string why =
@@ -231,6 +245,7 @@ class ServeProcess {
     }
     if (fd_ >= 0) close(fd_);
     fd_ = -1;
+    ready_ = false;
     if (output_.joinable()) output_.join();
   }
 
@@ -296,6 +311,7 @@ class ServeProcess {
   Endpoint endpoint_;
   pid_t pid_ = -1;
   int fd_ = -1;
+  bool ready_ = false;  // it said it is ready to serve
   std::thread output_;
 };
 
@@ -510,6 +526,15 @@ std::vector<Kernel> collect_kernels(std::string* error) {
     kernels.push_back(std::move(k));
   }
   return kernels;
+}
+
+void prestart(Endpoint e) {
+  if (!active()) return;
+  try {
+    process(e).launch();
+  } catch (const std::exception&) {
+    // The first call starts it again and reports why it cannot start.
+  }
 }
 
 void stop() {

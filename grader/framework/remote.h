@@ -102,6 +102,11 @@ struct Kernel {
 // (under compute-sanitizer, or a CUPTI failure).
 std::vector<Kernel> collect_kernels(std::string* error);
 
+// Starts the process of `to` without waiting for it, so that its CUDA context is made while the
+// judge makes its inputs; its first call waits until it is ready. Does nothing when it runs, or
+// when this grader has no candidate process; a start that fails is reported by the first call.
+void prestart(Endpoint to);
+
 // Ends both processes (the next call starts a new one).
 void stop();
 
