@@ -41,16 +41,39 @@ bool sampling_done(const std::vector<std::vector<double>>& samples, double elaps
   });
 }
 
+std::vector<double> host_clock_samples(const std::vector<double>& fenced_ms,
+                                       const std::vector<double>& empty_call_ms) {
+  if (empty_call_ms.empty())
+    throw std::invalid_argument("host_clock_samples: no empty call was timed");
+  const double empty = median(empty_call_ms);
+  std::vector<double> samples;
+  samples.reserve(fenced_ms.size());
+  for (const double f : fenced_ms) samples.push_back(f - empty);
+  if (samples.empty()) return samples;
+  const double work = median(samples);
+  if (!(work >= kMeasurableFraction * empty)) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "the work took %.4f ms by the host's clock and an empty call %.4f ms: its time "
+                  "cannot be told from the call's round trip",
+                  median(fenced_ms), empty);
+    throw std::runtime_error(text);
+  }
+  // A sample below the empty call's median is noise of the round trip: a floor, never zero.
+  for (double& s : samples) s = std::max(s, kMeasurableFraction * empty);
+  return samples;
+}
+
 std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaStream_t stream,
                                      const TimingOptions& options) {
   if (launches.empty()) return {};
   trace("timing: start");
   if (options.min_samples < 1 || options.max_samples < options.min_samples)
     throw std::invalid_argument("time_interleaved: need 1 <= min_samples <= max_samples");
-  const bool host_clock = !options.host_clock_overhead_ms.empty();
-  if (host_clock && (!options.fence || options.host_clock_overhead_ms.size() != launches.size()))
+  const bool host_clock = !options.host_clock_overhead.empty();
+  if (host_clock && (!options.fence || options.host_clock_overhead.size() != launches.size()))
     throw std::invalid_argument(
-        "time_interleaved: host-clock timing needs fence and one overhead "
+        "time_interleaved: host-clock timing needs fence and one empty call "
         "per launch");
 
   std::unique_ptr<L2Flusher> flusher;
@@ -62,15 +85,24 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
   }
 
   for (int w = 0; w < options.warmup; ++w)
-    for (const auto& launch : launches) launch(stream);
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      launches[i](stream);
+      if (host_clock) options.host_clock_overhead[i]();
+    }
   CUDA_CHECK(options.fence ? cudaDeviceSynchronize() : cudaStreamSynchronize(stream));
 
   using Clock = std::chrono::steady_clock;
   Event start, stop;
-  std::vector<std::vector<double>> samples(launches.size()), fenced(launches.size());
+  std::vector<std::vector<double>> samples(launches.size()), fenced(launches.size()),
+      empty(launches.size());
   const auto t0 = Clock::now();
   for (;;) {
     for (std::size_t i = 0; i < launches.size(); ++i) {
+      if (host_clock) {
+        if (flusher) flusher->flush(stream);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        empty[i].push_back(options.host_clock_overhead[i]());
+      }
       if (options.before_sample) options.before_sample(i, stream);
       if (flusher) flusher->flush(stream);
       if (options.fence) CUDA_CHECK(cudaDeviceSynchronize());
@@ -83,9 +115,8 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
         fenced[i].push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - host_start).count());
       }
-      samples[i].push_back(
-          host_clock ? std::max(1e-6, fenced[i].back() - options.host_clock_overhead_ms[i])
-                     : stop.elapsed_since(start));
+      samples[i].push_back(host_clock ? fenced[i].back() - median(empty[i])
+                                      : stop.elapsed_since(start));
       if (options.after_sample) options.after_sample(i, stream);
     }
     CUDA_CHECK(cudaGetLastError());
@@ -99,6 +130,11 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
         std::to_string(launches.size()) + " launch(es)");
   std::vector<Timing> result(launches.size());
   for (std::size_t i = 0; i < launches.size(); ++i) {
+    if (host_clock) {
+      samples[i] = host_clock_samples(fenced[i], empty[i]);
+      result[i].median_empty_call_ms = median(empty[i]);
+      result[i].empty_call_ms = std::move(empty[i]);
+    }
     result[i].median_ms = median(samples[i]);
     result[i].rse = relative_standard_error(samples[i]);
     result[i].median_rse = median_relative_standard_error(samples[i]);

@@ -103,6 +103,13 @@ TEST_CASE("time_interleaved checks its options before touching the device", "[co
                       std::invalid_argument);
     REQUIRE_THROWS_AS(cudalab::time_launch(launch, nullptr, options), std::invalid_argument);
   }
+  SECTION("host-clock timing without fence, or with one empty call for two launches") {
+    options.host_clock_overhead = {[] { return 0.2; }};
+    REQUIRE_THROWS_AS(cudalab::time_interleaved({launch}, nullptr, options), std::invalid_argument);
+    options.fence = true;
+    REQUIRE_THROWS_AS(cudalab::time_interleaved({launch, launch}, nullptr, options),
+                      std::invalid_argument);
+  }
   SECTION("min_samples < 1") {
     options.min_samples = 0;
     REQUIRE_THROWS_AS(cudalab::time_interleaved({launch}, nullptr, options), std::invalid_argument);
@@ -152,4 +159,24 @@ TEST_CASE("ok_rows: the rows whose status is ok, in order", "[common][timing]") 
   CHECK(cudalab::ok_rows(rows) == std::vector<std::size_t>{0, 2, 4});
   CHECK(cudalab::ok_rows(std::vector<Row>{}).empty());
   CHECK(cudalab::ok_rows(std::vector<Row>{{"refused: too big"}}).empty());
+}
+
+TEST_CASE("host-clock samples: the fenced times less the empty calls' median", "[common][timing]") {
+  const std::vector<double> empty{0.21, 0.19, 0.20, 0.90};  // one slow wake-up among them
+  const std::vector<double> got = cudalab::host_clock_samples({1.20, 1.30, 1.25}, empty);
+  REQUIRE(got.size() == 3);
+  CHECK(got[0] == Approx(1.20 - 0.205));
+  CHECK(got[1] == Approx(1.30 - 0.205));
+  CHECK(got[2] == Approx(1.25 - 0.205));
+}
+
+TEST_CASE("host-clock samples: work lost in a call's round trip is not a time", "[common][timing]") {
+  // The reference's "0.0000 ms" of a noisy round trip, which once gave r = 0 and r = 393958.
+  CHECK_THROWS_AS(cudalab::host_clock_samples({0.20, 0.21, 0.19}, {0.20, 0.21, 0.22}),
+                  std::runtime_error);
+  CHECK_THROWS_AS(cudalab::host_clock_samples({0.20}, {}), std::invalid_argument);
+  // A noisy sample under the round trip gets a floor (5% of it), never zero or less.
+  const std::vector<double> got = cudalab::host_clock_samples({0.1, 1.0, 1.0}, {0.2});
+  CHECK(got[0] == Approx(cudalab::kMeasurableFraction * 0.2));
+  CHECK(got[1] == Approx(0.8));
 }

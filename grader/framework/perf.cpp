@@ -160,19 +160,11 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
     };
   if (!remote.empty()) {
     // Candidate and reference in processes of their own: both timed on the host's clock, each
-    // less its process's empty call after the same preparation as a sample (the L2 flush): the
-    // call's round trip and the device's turn to that process's context.
-    std::unique_ptr<L2Flusher> flusher;
-    if (work.flush_l2) flusher = std::make_unique<L2Flusher>(m.device.l2_bytes);
-    const auto prepare = [&] {
-      if (flusher) flusher->flush(stream.get());
-      CUDA_CHECK(cudaDeviceSynchronize());
-    };
+    // round beside its process's empty call after the same preparation as a sample (the L2
+    // flush): the call's round trip and the device's turn to that process's context.
     for (const remote::Endpoint e : remote)
-      options.host_clock_overhead_ms.push_back(remote::ping_ms(e, 21, prepare));
+      options.host_clock_overhead.push_back([e] { return remote::ping_ms(e, 1, nullptr); });
     m.host_clocked = true;
-    measure("candidate_call_overhead_ms", options.host_clock_overhead_ms[0]);
-    measure("reference_call_overhead_ms", options.host_clock_overhead_ms[1]);
   }
   if (outputs != nullptr) {
     options.before_sample = [outputs](std::size_t launch, cudaStream_t s) {
@@ -185,6 +177,10 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
   auto t = time_interleaved({candidate, reference}, stream.get(), options);
   m.candidate = t[0];
   m.reference = t[1];
+  if (m.host_clocked) {
+    measure("candidate_call_overhead_ms", m.candidate.median_empty_call_ms);
+    measure("reference_call_overhead_ms", m.reference.median_empty_call_ms);
+  }
   m.ratio = m.candidate.median_ms / m.reference.median_ms;
   return m;
 }

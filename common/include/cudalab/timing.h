@@ -41,11 +41,13 @@ struct TimingOptions {
   // Optional: called after each round with the samples so far (samples[i] of launch i); true
   // stops sampling (after at least 1 sample each).
   std::function<bool(const std::vector<std::vector<double>>&)> settled;
-  // When set (one value per launch; needs `fence`): every launch is timed by the host's clock, a
-  // sample being its fenced time less host_clock_overhead_ms[i]. The grader's way when the
-  // candidate's work runs in another process, where events on `stream` cannot see it: its
-  // overhead is the round trip of an empty call, the reference's that of an empty fence.
-  std::vector<double> host_clock_overhead_ms;
+  // When set (one function per launch; needs `fence`): every launch is timed by the host's
+  // clock. Each round also times launch i's empty call, after the same preparation as a sample
+  // (the L2 flush, the device idle): host_clock_overhead[i]() makes it and returns its round trip
+  // in ms. A sample is its fenced time less the median of the empty calls, so that both were
+  // measured in the same conditions (host_clock_samples). The grader's way when the work runs in
+  // processes of their own, where events on `stream` cannot see it.
+  std::vector<std::function<double()>> host_clock_overhead;
   std::function<void(std::size_t launch, cudaStream_t)> before_sample;
   std::function<void(std::size_t launch, cudaStream_t)> after_sample;
 };
@@ -58,7 +60,18 @@ struct Timing {
   // With TimingOptions::fence: each sample's device-wide time, and their median.
   std::vector<double> fenced_ms;
   double median_fenced_ms = 0.0;
+  // With TimingOptions::host_clock_overhead: the empty calls' round trips, and their median.
+  std::vector<double> empty_call_ms;
+  double median_empty_call_ms = 0.0;
 };
+
+// Host-clock samples: each fenced time less the median of the empty calls timed beside them.
+// Throws std::runtime_error when the work cannot be told from an empty call's round trip (its
+// median under kMeasurableFraction of it: lost in the noise of the round trip, never a time of
+// zero), std::invalid_argument without empty calls.
+inline constexpr double kMeasurableFraction = 0.05;
+std::vector<double> host_clock_samples(const std::vector<double>& fenced_ms,
+                                       const std::vector<double>& empty_call_ms);
 
 using Launch = std::function<void(cudaStream_t)>;
 
