@@ -309,6 +309,11 @@ function(cudalab_add_lab name)
     foreach(stub_role candidate reference)
       add_library(${lab}_remote_${stub_role} OBJECT "${grader_dir}/remote.cpp")
       target_compile_definitions(${lab}_remote_${stub_role} PRIVATE CUDALAB_IMPL=${stub_role})
+      if(stub_role STREQUAL "reference")
+        # Functions only the reference's process serves (lab 09's forced kernels) are stubbed
+        # in labNN::reference alone.
+        target_compile_definitions(${lab}_remote_${stub_role} PRIVATE CUDALAB_REMOTE_REFERENCE=1)
+      endif()
       target_include_directories(${lab}_remote_${stub_role} PRIVATE "${interface_dir}")
       target_link_libraries(${lab}_remote_${stub_role} PRIVATE cudalab_grader_framework)
       cudalab_warnings(${lab}_remote_${stub_role})

@@ -170,7 +170,8 @@ TEST_CASE("host-clock samples: the fenced times less the empty calls' median", "
   CHECK(got[2] == Approx(1.25 - 0.205));
 }
 
-TEST_CASE("host-clock samples: work lost in a call's round trip is not a time", "[common][timing]") {
+TEST_CASE("host-clock samples: work lost in a call's round trip is not a time",
+          "[common][timing]") {
   // The reference's "0.0000 ms" of a noisy round trip, which once gave r = 0 and r = 393958.
   CHECK_THROWS_AS(cudalab::host_clock_samples({0.20, 0.21, 0.19}, {0.20, 0.21, 0.22}),
                   std::runtime_error);

@@ -91,10 +91,10 @@ void require_all_cases(const std::vector<Case>& cases, Check check,
 #define CUDALAB_CONCAT(a, b) CUDALAB_CONCAT_(a, b)
 
 // __LINE__ is the same everywhere in one macro expansion, so the three uses name one function.
-#define GRADED_CHECK(name, tags, points, needs)                         \
-  static void CUDALAB_CONCAT(graded_check_body_, __LINE__)();           \
-  TEST_CASE(name, tags) {                                               \
+#define GRADED_CHECK(name, tags, points, needs)                               \
+  static void CUDALAB_CONCAT(graded_check_body_, __LINE__)();                 \
+  TEST_CASE(name, tags) {                                                     \
     if (::cudalab::grade::begin_check(points, ::cudalab::grade::needs, tags)) \
-      CUDALAB_CONCAT(graded_check_body_, __LINE__)();                   \
-  }                                                                     \
+      CUDALAB_CONCAT(graded_check_body_, __LINE__)();                         \
+  }                                                                           \
   static void CUDALAB_CONCAT(graded_check_body_, __LINE__)()
