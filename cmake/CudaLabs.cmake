@@ -40,10 +40,14 @@ if(NOT IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions"
   include("${PROJECT_SOURCE_DIR}/prebuilt/prebuilt.cmake")
   string(REGEX MATCH "^[0-9]+" _built_major "${CUDALAB_PREBUILT_CUDA_VERSION}")
   string(REGEX MATCH "^[0-9]+" _this_major "${CMAKE_CUDA_COMPILER_VERSION}")
-  if(NOT _built_major STREQUAL _this_major)
-    message(WARNING "The reference was compiled with CUDA ${CUDALAB_PREBUILT_CUDA_VERSION}, this "
-                    "toolkit is ${CMAKE_CUDA_COMPILER_VERSION}: if the graders do not link, ask "
-                    "for a release made with CUDA ${_this_major}.x")
+  # Objects made by one major version of nvcc do not link with another's (scripts/check-toolkit
+  # says so in one line before ./cudalab configures; this is for a configure by hand).
+  if(NOT _built_major STREQUAL _this_major AND NOT CUDALAB_ALLOW_OTHER_TOOLKIT)
+    message(FATAL_ERROR "The reference was compiled with CUDA ${CUDALAB_PREBUILT_CUDA_VERSION}, "
+                        "this toolkit is ${CMAKE_CUDA_COMPILER_VERSION}: use a CUDA "
+                        "${_built_major}.x toolkit, or ask for a release made with CUDA "
+                        "${_this_major}.x (docs/setup.md, \"Which CUDA\"); "
+                        "-DCUDALAB_ALLOW_OTHER_TOOLKIT=ON tries anyway")
   endif()
   # A GPU runs machine code of its own major version and an equal or lower minor, or PTX of an
   # equal or lower version.
