@@ -74,6 +74,21 @@ __global__ void count_mismatches_kernel(const float* got, const float* expected,
   add_block_count(count, first, counters);
 }
 
+__global__ void count_mismatches_each_kernel(const float* got, const float* expected,
+                                             std::size_t n, const float* atol, double rtol,
+                                             DeviceMismatches* counters) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  unsigned count = 0;
+  unsigned long long first = ~0ull;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    if (!within(got[i], expected[i], atol[i], rtol)) {
+      if (count++ == 0) first = i;
+    }
+  }
+  add_block_count(count, first, counters);
+}
+
 __global__ void count_different_words_kernel(const std::uint32_t* got,
                                              const std::uint32_t* expected, std::size_t n,
                                              DeviceMismatches* counters) {
@@ -101,6 +116,15 @@ void count_mismatches_async(const float* got, const float* expected, std::size_t
   if (n == 0) return;
   count_mismatches_kernel<<<kBlocks, kThreads, 0, stream>>>(got, expected, n, tol.atol, tol.rtol,
                                                             counters);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void count_mismatches_async(const float* got, const float* expected, std::size_t n,
+                            const float* atol, double rtol, DeviceMismatches* counters,
+                            cudaStream_t stream) {
+  if (n == 0) return;
+  count_mismatches_each_kernel<<<kBlocks, kThreads, 0, stream>>>(got, expected, n, atol, rtol,
+                                                                 counters);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -429,9 +429,20 @@ TEST_CASE("SpMV error bound: the largest row with |x| <= 1 is the largest with x
     const std::vector<double> bound =
         spmv_error_bound(a, std::vector<float>(static_cast<std::size_t>(a.cols), 1.0f));
     CHECK(spmv_max_error_bound(a) == *std::max_element(bound.begin(), bound.end()));
+    // Each row's, rounded up to float: never below the double bound, within a float's step of it.
+    const std::vector<float> rows = spmv_row_error_bounds(a);
+    REQUIRE(rows.size() == bound.size());
+    std::size_t below = 0, loose = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (static_cast<double>(rows[i]) < bound[i]) ++below;
+      if (static_cast<double>(rows[i]) > bound[i] * (1.0 + 1.2e-7)) ++loose;
+    }
+    CHECK(below == 0);
+    CHECK(loose == 0);
   }
   CsrMatrix empty;
   CHECK(spmv_max_error_bound(empty) == 0.0);
+  CHECK(spmv_row_error_bounds(empty).empty());
 }
 
 TEST_CASE("COO, ELL and HYB of a large matrix (built by host threads) hold its entries in order",

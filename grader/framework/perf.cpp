@@ -76,6 +76,10 @@ class OutputChecks {
         cudalab::count_different_words_async(static_cast<const std::uint32_t*>(o.candidate),
                                              static_cast<const std::uint32_t*>(o.reference),
                                              o.count, counters_.data() + i, s);
+      else if (o.atol_each != nullptr)
+        cudalab::count_mismatches_async(static_cast<const float*>(o.candidate),
+                                        static_cast<const float*>(o.reference), o.count,
+                                        o.atol_each, o.tol.rtol, counters_.data() + i, s);
       else
         cudalab::count_mismatches_async(static_cast<const float*>(o.candidate),
                                         static_cast<const float*>(o.reference), o.count, o.tol,
@@ -117,7 +121,14 @@ class OutputChecks {
                               cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaMemcpy(&e, static_cast<const char*>(o.reference) + at, sizeof e,
                               cudaMemcpyDeviceToHost));
-        if (!cudalab::within_tolerance(g, e, o.tol)) got = g, expected = e;
+        cudalab::Tolerance tol = o.tol;
+        if (o.atol_each != nullptr) {
+          float atol = 0;
+          CUDA_CHECK(
+              cudaMemcpy(&atol, o.atol_each + found[i].first, sizeof atol, cudaMemcpyDeviceToHost));
+          tol.atol = atol;
+        }
+        if (!cudalab::within_tolerance(g, e, tol)) got = g, expected = e;
       }
       return timed_output_problem(elements, untimed ? 0 : compared_, o.name, found[i].first, got,
                                   expected);

@@ -24,6 +24,12 @@ struct DeviceMismatches {
 
 // Adds to `*counters` the elements where got[i] is not within `tol` of expected[i] (the rules of
 // within_tolerance: NaN must meet NaN, an infinity the same infinity).
+// The same with a tolerance per element: |got[i] - expected[i]| <= atol[i] + rtol |expected[i]|
+// (atol a device array of n floats).
+void count_mismatches_async(const float* got, const float* expected, std::size_t n,
+                            const float* atol, double rtol, DeviceMismatches* counters,
+                            cudaStream_t stream);
+
 void count_mismatches_async(const float* got, const float* expected, std::size_t n, Tolerance tol,
                             DeviceMismatches* counters, cudaStream_t stream);
 

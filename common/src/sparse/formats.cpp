@@ -407,6 +407,22 @@ double spmv_max_error_bound(const CsrMatrix& a) {
   return *std::max_element(largest.begin(), largest.end());
 }
 
+std::vector<float> spmv_row_error_bounds(const CsrMatrix& a) {
+  constexpr double u = 1.0 / 16777216.0;
+  std::vector<float> bounds(static_cast<std::size_t>(a.rows));
+  for (index_t i = 0; i < a.rows; ++i) {
+    double sum = 0.0;  // spmv_abs_reference with x all ones
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      sum += std::fabs(static_cast<double>(a.val[k]));
+    const double ku = static_cast<double>(a.row_length(i)) * u;
+    const double b = ku < 1.0 ? sum * ku / (1.0 - ku) : std::numeric_limits<double>::infinity();
+    float f = static_cast<float>(b);
+    if (static_cast<double>(f) < b) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    bounds[static_cast<std::size_t>(i)] = f;
+  }
+  return bounds;
+}
+
 std::vector<double> spmv_error_bound(const CsrMatrix& a, const std::vector<float>& x) {
   std::vector<double> bound = spmv_abs_reference(a, x);
   constexpr double u = 1.0 / 16777216.0;  // unit roundoff of float, 2^-24

@@ -34,13 +34,17 @@ void grade_spmv_performance(PerfMatrix m, Format format, const SpmvVariant& cand
     cudalab::fill_uniform_async(perf.x.data(), perf.x.size(), derive_seed(seed, sample), -1.0f,
                                 1.0f, s);
   };
-  // Row i of each y is within spmv_error_bound of the exact sum, so the two within twice that;
-  // one tolerance serves every row: the largest bound with |x_j| <= 1, i.e. x all ones. On 2D
-  // Poisson that is ~5e-6; on power-law rows the longest rows make it ~1, loose for short rows,
-  // but a y that was cached, left unwritten or computed from part of the entries still differs.
-  const double atol = 2.0 * cudalab::sparse::spmv_max_error_bound(perf.matrix.a);
-  checks.outputs = {
-      {"y", perf.y.data(), y_reference.data(), perf.y.size(), cudalab::Tolerance{atol, 0.0}}};
+  // Row i of each y is within spmv_error_bound of the exact sum, so the two within twice that,
+  // row by row: each row's bound with |x_j| <= 1 (x all ones), which holds for every sample's x.
+  // One tolerance for every row (the longest row's, ~1 on the power-law matrix) let a file skip
+  // an entry of every row, about 11% of the work, and pass (test_spmv.cpp shows both).
+  std::vector<float> row_atol = cudalab::sparse::spmv_row_error_bounds(perf.matrix.a);
+  for (float& t : row_atol) t *= 2.0f;  // exact in float: a power of two
+  const cudalab::DeviceBuffer<float> atol_each(row_atol);
+  TimedOutput y{"y", perf.y.data(), y_reference.data(), perf.y.size(),
+                cudalab::Tolerance{0.0, 0.0}};
+  y.atol_each = atol_each.data();
+  checks.outputs = {y};
   checks.unchanged = perf.device.regions();
   grade_performance("07", perf.launch(candidate), perf.launch(reference, y_reference.data()),
                     perf.workload(), checks);

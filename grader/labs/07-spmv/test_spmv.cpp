@@ -198,3 +198,39 @@ TEST_CASE("real matrices: r-cran-matrix's pores_1, lund_a and jgl009", "[lab07][
   CHECK(cases[1].a.rows == 147);
   CHECK(cases[2].a.nnz() == 50);
 }
+
+TEST_CASE("the timed tolerance is each row's: a skipped entry of every row fails, float sums pass",
+          "[lab07][host]") {
+  // The timed power-law matrix's generator, rows of 1 to 4096 entries, at 2^16 rows (the timed one
+  // has 2^21); x in [-1, 1) as every timed sample's.
+  const lab07::MatrixCase p = lab07::perf_matrix(lab07::PerfMatrix::power_law, 20180914, 1 << 16);
+  const auto exact = sp::spmv_reference(p.a, p.x);
+  const std::vector<float> row_bound = sp::spmv_row_error_bounds(p.a);
+  const double one_bound = sp::spmv_max_error_bound(p.a);
+  std::size_t sums_outside = 0, skipped_caught = 0, skipped_caught_by_one = 0, rows = 0;
+  std::size_t above_one_bound = 0;
+  for (sp::index_t i = 0; i < p.a.rows; ++i) {
+    const auto r = static_cast<std::size_t>(i);
+    if (static_cast<double>(row_bound[r]) > one_bound * (1 + 1e-6)) ++above_one_bound;
+    // A float sum in the row's order, and the same sum without its last entry.
+    float sum = 0.0f;
+    for (sp::index_t k = p.a.row_ptr[i]; k < p.a.row_ptr[i + 1]; ++k)
+      sum += p.a.val[k] * p.x[static_cast<std::size_t>(p.a.col_idx[k])];
+    const sp::index_t last = p.a.row_ptr[i + 1] - 1;
+    const float skipped = sum - p.a.val[last] * p.x[static_cast<std::size_t>(p.a.col_idx[last])];
+    // Between two results the tolerance is twice each one's bound (spmv_require.cpp).
+    const double tol = 2.0 * static_cast<double>(row_bound[r]);
+    if (std::fabs(static_cast<double>(sum) - exact[r]) > row_bound[r]) ++sums_outside;
+    if (std::fabs(static_cast<double>(skipped) - exact[r]) > tol) ++skipped_caught;
+    if (std::fabs(static_cast<double>(skipped) - exact[r]) > 2.0 * one_bound)
+      ++skipped_caught_by_one;
+    ++rows;
+  }
+  CAPTURE(rows, skipped_caught, skipped_caught_by_one);
+  CHECK(above_one_bound == 0);
+  CHECK(sums_outside == 0);
+  // Each row's tolerance catches the skipped entry in nearly every row (not where x_j is ~0);
+  // the longest row's tolerance for every row caught almost none.
+  CHECK(skipped_caught >= rows * 95 / 100);
+  CHECK(skipped_caught_by_one <= rows / 100);
+}

@@ -177,4 +177,9 @@ std::vector<double> spmv_error_bound(const CsrMatrix& a, const std::vector<float
 // without the vectors, by host threads for a large matrix.
 double spmv_max_error_bound(const CsrMatrix& a);
 
+// Each row's spmv_error_bound over every x with |x_j| <= 1 (x all ones), rounded up to float: a
+// tolerance per row for y = A x with any such x, as tight for a row of one entry as for a row of
+// thousands (spmv_max_error_bound's single tolerance is the longest row's, loose for the others).
+std::vector<float> spmv_row_error_bounds(const CsrMatrix& a);
+
 }  // namespace cudalab::sparse
