@@ -74,8 +74,8 @@ __global__ void count_mismatches_kernel(const float* got, const float* expected,
   add_block_count(count, first, counters);
 }
 
-__global__ void count_mismatches_each_kernel(const float* got, const float* expected,
-                                             std::size_t n, const float* atol, double rtol,
+__global__ void count_mismatches_each_kernel(const float* got, const float* expected, std::size_t n,
+                                             const float* atol, double rtol,
                                              DeviceMismatches* counters) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   unsigned count = 0;
