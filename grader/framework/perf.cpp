@@ -1,5 +1,7 @@
 #include "perf.h"
 
+#include "gpu_state.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,7 +26,37 @@ struct Measured {
   double ratio;
   DeviceInfo device;
   bool host_clocked = false;  // timed on the host's clock (the candidate in its own process)
+  GpuReadings gpu;            // the GPU's state during the samples (NVML)
+  std::string gpu_why_not;    // why it could not be read
 };
+
+// What the GPU did during the samples: in the check's measurements and notes, and a warning
+// when it slowed its clocks (a power or thermal limit), since the ratio may then not be the usual.
+void report_gpu_state(const Measured& m) {
+  if (m.gpu.readings.empty()) {
+    if (!m.gpu_why_not.empty()) note("GPU clocks during the samples not read: " + m.gpu_why_not);
+    return;
+  }
+  unsigned sm_min = ~0u, sm_max = 0, memory = 0, temperature = 0;
+  double power = 0.0;
+  for (const GpuReading& r : m.gpu.readings) {
+    sm_min = std::min(sm_min, r.sm_mhz);
+    sm_max = std::max(sm_max, r.sm_mhz);
+    memory = std::max(memory, r.memory_mhz);
+    temperature = std::max(temperature, r.temperature_c);
+    power = std::max(power, r.power_w);
+  }
+  measure("gpu_sm_mhz_min", sm_min);
+  measure("gpu_sm_mhz_max", sm_max);
+  measure("gpu_memory_mhz", memory);
+  measure("gpu_temperature_c_max", temperature);
+  measure("gpu_power_w_max", power);
+  measure("gpu_slowing_reasons", static_cast<double>(m.gpu.slowing()));
+  note("GPU during the samples: " + m.gpu.summary());
+  if (const unsigned long long slowing = m.gpu.slowing(); slowing != 0)
+    note("the GPU slowed its clocks during the timed samples (" + throttle_reason_names(slowing) +
+         "): this ratio may differ from one taken on a GPU that did not");
+}
 
 // The processes a performance check's candidate and reference launches call.
 std::vector<remote::Endpoint> both_remote() {
@@ -177,15 +209,22 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
       options.host_clock_overhead.push_back([e] { return remote::ping_ms(e, 1, nullptr); });
     m.host_clocked = true;
   }
-  if (outputs != nullptr) {
+  if (outputs != nullptr)
     options.before_sample = [outputs](std::size_t launch, cudaStream_t s) {
       outputs->before(launch, s);
     };
-    options.after_sample = [outputs](std::size_t launch, cudaStream_t s) {
-      outputs->after(launch, s);
-    };
-  }
+  // The GPU's clocks, temperature, power and throttle reasons: before, every 8th round, after.
+  GpuMonitor gpu;
+  gpu.read();
+  std::size_t rounds = 0;
+  options.after_sample = [outputs, &gpu, &rounds](std::size_t launch, cudaStream_t s) {
+    if (outputs != nullptr) outputs->after(launch, s);
+    if (launch == 1 && ++rounds % 8 == 0) gpu.read();
+  };
   auto t = time_interleaved({candidate, reference}, stream.get(), options);
+  gpu.read();
+  m.gpu = gpu.readings();
+  m.gpu_why_not = gpu.why_not();
   m.candidate = t[0];
   m.reference = t[1];
   if (m.host_clocked) {
@@ -356,6 +395,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
     say();
   }
   measure("candidate_fenced_ms", m.candidate.median_fenced_ms);
+  report_gpu_state(m);
   if (const std::string e = remote::take_error(); !e.empty()) FAIL(e);
   // In its own process the candidate's time is all its context did, whatever stream it used.
   if (!m.host_clocked)
@@ -403,6 +443,7 @@ void check_timing_harness(const Launch& reference, const Workload& work) {
   std::snprintf(line, sizeof line, "reference vs itself on %s: r = %.3f (must be in [%.1f, %.1f])",
                 m.device.name.c_str(), m.ratio, kSelfCheckLow, kSelfCheckHigh);
   note(line);
+  report_gpu_state(m);
   if (m.ratio < kSelfCheckLow || m.ratio > kSelfCheckHigh) FAIL(line);
 }
 
