@@ -14,6 +14,9 @@ OUT is the batch's output folder, written by the batch driver (scripts/batch.py)
     OUT/students/<s>/meta.json            {student, files, ignored, error, gpu, worker,
                                            build_seconds, grade_seconds, compiled, reports}
     OUT/students/<s>/analysis/NN-name.md  the student's labs/NN-name/report.md, as handed in
+    OUT/rubric.csv                        optional, the instructor's: lab,item,points (the
+                                          report.md's items and what each is worth)
+    OUT/report-scores.csv                 optional, the instructor's: student,lab,item,points
 
 It writes, for each student, in OUT/students/<s>/ (meant for the student: the seed is withheld,
 and the per-case seeds and CUDALAB_SEED=... in the checks' messages are replaced by [withheld]):
@@ -23,11 +26,16 @@ and the per-case seeds and CUDALAB_SEED=... in the checks' messages are replaced
     junit.xml             one <testsuite> per lab, one <testcase> per check
     analysis.html         for the instructor, where the student handed in report.md files: each
                           report beside the lab's grade, check by check (the text escaped: it is
-                          the student's, untrusted)
+                          the student's, untrusted), with the figures it quotes from its grade
+                          (the points, the performance checks' r) held against the graded run,
+                          and the rubric's points where the instructor gave some
 
 and for the class (meant for the instructor), in OUT/class/:
 
-    grades.csv            one row per student: points, per lab, per check, status columns
+    grades.csv            one row per student: points, per lab, per check, status columns (and,
+                          with a rubric, the report points per lab and in all)
+    report-scores-template.csv  with a rubric: a row per student, handed-in report and item,
+                          points blank, for the instructor to fill in as OUT/report-scores.csv
     index.html            a static page: the batch, the outliers, plots, a row per student,
                           the students' report.md files beside their points per lab
     *.png                 the page's plots (matplotlib, Agg)
@@ -198,6 +206,9 @@ class Student:
         self.not_compiled = []
         self.unchanged = []  # student file paths equal to the skeleton's
         self.analysis = []  # (lab id, file name, text) of the report.md files handed in
+        self.figures = {}  # lab -> [(what the report quotes, what the graded run gave, agrees)]
+        self.report_points = {}  # lab -> {item: points}, from OUT/report-scores.csv
+        self.rubric = {}  # the batch's rubric (lab -> [(item, points)]), for the pages
 
     @property
     def graded(self):
@@ -269,6 +280,7 @@ class Batch:
         self.students = []
         self.warnings = []  # batch-level problems for the page
         self.partial = False  # only some students were read (--student)
+        self.rubric = {}  # lab -> [(item, points)], from OUT/rubric.csv
 
 
 def check_type(obj, key, kinds, what):
@@ -335,8 +347,172 @@ def load_batch(out, only=None):
         names = list(dict.fromkeys(only))
         b.partial = True
     b.students = [load_student(n, os.path.join(students_dir, n)) for n in names]
+    b.rubric = read_rubric(os.path.join(out, RUBRIC))
+    scores = read_report_scores(os.path.join(out, REPORT_SCORES), b.rubric,
+                                {s.id for s in b.students} if not only else None)
+    for s in b.students:
+        s.report_points = scores.get(s.id, {})
+        s.rubric = b.rubric
     analyse(b)
     return b
+
+
+# ---------------------------------------------------------------------------------------------
+# The report.md files: the figures they quote, and the instructor's rubric
+
+RUBRIC = "rubric.csv"  # OUT/rubric.csv: lab,item,points
+REPORT_SCORES = "report-scores.csv"  # OUT/report-scores.csv: student,lab,item,points
+SCORES_TEMPLATE = "report-scores-template.csv"  # OUT/class/: the rows to fill in
+# A quoted r this far from the graded run's (either way) is flagged: the student's GPU is not the
+# batch's, so only a gross difference says something.
+RATIO_FACTOR = 2.0
+GRADE_LINE = re.compile(r"^\s*-\s*Grade\b[^:\n]*:\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*([0-9]+(?:\.[0-9]+)?)",
+                        re.MULTILINE)
+PERF_LINE = re.compile(r"^\s*-\s*Performance\b[^:\n]*:(.*)$", re.MULTILINE)
+QUOTED_R = re.compile(r"\br\s*=\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)")
+
+
+def quoted_figures(text):
+    """What a report.md quotes from its grade: (points, max) of its "- Grade ...: N / M" line and
+    the r values of its "- Performance ...: r = a, r = b" line (None and [] when left blank)."""
+    grade = None
+    found = GRADE_LINE.search(text)
+    if found:
+        grade = (float(found.group(1)), float(found.group(2)))
+    ratios = []
+    found = PERF_LINE.search(text)
+    if found:
+        ratios = [float(x) for x in QUOTED_R.findall(found.group(1))]
+    return grade, ratios
+
+
+def check_figures(s):
+    """Holds each report.md's quoted figures against the student's graded run: s.figures, and a
+    flag for each that differs."""
+    labs = s.labs()
+    for lab, _, text in s.analysis:
+        grade, ratios = quoted_figures(text)
+        x = labs.get(lab)
+        if x is None or (grade is None and not ratios):
+            continue
+        rows = []
+        if grade is not None:
+            got = round(x["points"], 2)
+            agrees = abs(grade[0] - got) <= 0.5 and abs(grade[1] - x["max_points"]) <= 0.5
+            rows.append((f"grade {number_text(grade[0])} / {number_text(grade[1])}",
+                         f"{number_text(got)} / {number_text(x['max_points'])}", agrees))
+            if not agrees:
+                s.flags.append(("report", f"lab {lab} report.md quotes a grade of "
+                                          f"{number_text(grade[0])} / {number_text(grade[1])}; "
+                                          f"the graded run gave {number_text(got)} / "
+                                          f"{number_text(x['max_points'])}"))
+        perf = [(c["check"], ratio_of(c)) for c in x["checks"] if is_perf(c)]
+        for quoted, (check, got) in zip(ratios, perf):
+            if got is None:
+                rows.append((f"r = {quoted:.3g} ({check})", "not timed", None))
+                continue
+            agrees = quoted > 0 and 1 / RATIO_FACTOR <= quoted / got <= RATIO_FACTOR
+            rows.append((f"r = {quoted:.3g} ({check})", f"r = {got:.3g}", agrees))
+            if not agrees:
+                s.flags.append(("report", f"lab {lab} report.md quotes r = {quoted:.3g} for "
+                                          f"{check}; the graded run measured r = {got:.3g}"))
+        s.figures[lab] = rows
+
+
+def read_rubric(path):
+    """{lab: [(item, points)]} from OUT/rubric.csv (lab,item,points; a header row), {} when
+    there is none. Raises BadInput on a malformed one."""
+    if not os.path.exists(path):
+        return {}
+    rubric = {}
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BadInput(f"{path} cannot be read: {e}") from None
+    if not rows or [c.strip().lower() for c in rows[0]] != ["lab", "item", "points"]:
+        raise BadInput(f"{path}: the first row must be lab,item,points")
+    for n, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != 3:
+            raise BadInput(f"{path}:{n}: {len(row)} fields, expected 3 (lab,item,points)")
+        lab, item, points = (c.strip() for c in row)
+        if not re.fullmatch(r"[0-9]{2}", lab):
+            raise BadInput(f"{path}:{n}: lab {lab!r} is not two digits (01 to 10)")
+        if not item:
+            raise BadInput(f"{path}:{n}: an item needs a name")
+        try:
+            value = float(points)
+        except ValueError:
+            value = -1.0
+        if not (math.isfinite(value) and value > 0):
+            raise BadInput(f"{path}:{n}: points {points!r} is not a positive number")
+        if any(i == item for i, _ in rubric.get(lab, [])):
+            raise BadInput(f"{path}:{n}: lab {lab} has item {item!r} twice")
+        rubric.setdefault(lab, []).append((item, value))
+    return rubric
+
+
+def read_report_scores(path, rubric, students):
+    """{student: {lab: {item: points}}} from OUT/report-scores.csv (student,lab,item,points),
+    each row held to the rubric; rows with blank points are not scored yet. `students`: the
+    ids a row may name (None: any). Raises BadInput on a malformed file."""
+    if not os.path.exists(path):
+        return {}
+    if not rubric:
+        raise BadInput(f"{path} needs {RUBRIC} beside it (lab,item,points)")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BadInput(f"{path} cannot be read: {e}") from None
+    if not rows or [c.strip().lower() for c in rows[0]] != ["student", "lab", "item", "points"]:
+        raise BadInput(f"{path}: the first row must be student,lab,item,points")
+    scores = {}
+    for n, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != 4:
+            raise BadInput(f"{path}:{n}: {len(row)} fields, expected 4 (student,lab,item,points)")
+        sid, lab, item, points = row[0], row[1].strip(), row[2].strip(), row[3].strip()
+        if students is not None and sid not in students:
+            raise BadInput(f"{path}:{n}: no student {sid!r} in this batch")
+        most = dict(rubric.get(lab, [])).get(item)
+        if most is None:
+            raise BadInput(f"{path}:{n}: the rubric has no item {item!r} for lab {lab!r}")
+        if not points:
+            continue
+        try:
+            value = float(points)
+        except ValueError:
+            value = -1.0
+        if not (math.isfinite(value) and 0 <= value <= most):
+            raise BadInput(f"{path}:{n}: points {points!r} is not a number from 0 to "
+                           f"{number_text(most)} (the rubric's for this item)")
+        if item in scores.get(sid, {}).get(lab, {}):
+            raise BadInput(f"{path}:{n}: {sid}'s lab {lab} item {item!r} is scored twice")
+        scores.setdefault(sid, {}).setdefault(lab, {})[item] = value
+    return scores
+
+
+def report_points_total(s):
+    return sum(sum(items.values()) for items in s.report_points.values())
+
+
+def scores_template(b):
+    """OUT/class/report-scores-template.csv: a row per student, report.md handed in, and item
+    of the rubric for that lab; the points already given filled in."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["student", "lab", "item", "points"])
+    for s in b.students:
+        for lab, _, _ in s.analysis:
+            for item, _ in b.rubric.get(lab, []):
+                given = s.report_points.get(lab, {}).get(item)
+                w.writerow([cell(s.id), lab, cell(item),
+                            "" if given is None else number_text(given)])
+    return out.getvalue()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,6 +568,7 @@ def analyse(b):
     for s in b.students:
         if s.graded:
             analyse_report(b, s)
+            check_figures(s)
         compiled = s.meta.get("compiled") or {}
         s.not_compiled = sorted(lab for lab, ok in compiled.items() if ok is False)
         for lab in s.labs().values():  # the report says so even when meta.json does not
@@ -730,6 +907,8 @@ def grades_csv(b, columns):
     head = ["student", "points", "max_points", "percent"]
     head += [f"lab {lab}" for lab, *_ in columns]
     head += [f"{lab}: {check}" for lab, _, _, checks in columns for check, _ in checks]
+    rubric_labs = sorted(b.rubric)
+    head += [f"report {lab}" for lab in rubric_labs] + (["report_points"] if rubric_labs else [])
     head += ["graded", "error", "not_compiled", "flags"]
     w.writerow(head)
     for s in b.students:
@@ -746,6 +925,11 @@ def grades_csv(b, columns):
             got = {c["check"]: c for c in labs[lab]["checks"]} if lab in labs else {}
             row += [number_text(got[check]["points"]) if check in got else ""
                     for check, _ in checks]
+        for lab in rubric_labs:
+            given = s.report_points.get(lab)
+            row.append(number_text(sum(given.values())) if given else "")
+        if rubric_labs:
+            row.append(number_text(report_points_total(s)) if s.report_points else "")
         row += ["yes" if s.graded else "no", cell(s.error), cell(" ".join(s.not_compiled)),
                 cell(flag_text(s))]
         w.writerow(row)
@@ -1053,6 +1237,8 @@ figure img { max-width: 100%; height: auto; border: 1px solid var(--line); borde
 figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; }
 .empty { color: var(--muted); font-style: italic; }
 footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
+table.figures td.differs { color: #D55E00; font-weight: bold; }
+table.figures td.agrees { color: #009E73; }
 pre.report-md { white-space: pre-wrap; word-break: break-word; background: #f7f8fa;
                 border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px;
                 font-size: 12.5px; max-height: 480px; overflow: auto; }
@@ -1151,6 +1337,28 @@ def analysis_sections(s, heading):
                          f"{esc(number_text(round(c['points'], 2)))} / "
                          f"{esc(number_text(c['max']))}</td></tr>\n")
             h.append("</tbody></table>\n")
+        if s.figures.get(lab):
+            h.append('<table class="figures"><thead><tr><th>the report quotes</th>'
+                     '<th>the graded run</th><th></th></tr></thead><tbody>\n')
+            for quoted, got, agrees in s.figures[lab]:
+                verdict = "agrees" if agrees else ("differs" if agrees is False else "")
+                h.append(f"<tr><td>{esc(quoted)}</td><td>{esc(got)}</td>"
+                         f'<td class="{verdict}">{verdict}</td></tr>\n')
+            h.append("</tbody></table>\n")
+        items = s.rubric.get(lab, [])
+        if items:
+            given = s.report_points.get(lab, {})
+            total = sum(given.values())
+            most = sum(p for _, p in items)
+            h.append('<table class="rubric"><thead><tr><th>rubric item</th>'
+                     '<th class="n">points</th></tr></thead><tbody>\n')
+            for item, p in items:
+                g = given.get(item)
+                h.append(f"<tr><td>{esc(item)}</td><td class=\"n\">"
+                         f"{esc('-' if g is None else number_text(g))} / "
+                         f"{esc(number_text(p))}</td></tr>\n")
+            h.append(f"<tr><td>report points</td><td class=\"n\">{esc(number_text(total))} / "
+                     f"{esc(number_text(most))}</td></tr>\n</tbody></table>\n")
         h.append(f'<pre class="report-md">{esc(text)}</pre></section>\n')
     return "".join(h)
 
@@ -1394,6 +1602,8 @@ def write_class(b):
     os.makedirs(folder, exist_ok=True)
     columns = class_columns(b)
     write_file(os.path.join(folder, "grades.csv"), grades_csv(b, columns))
+    if b.rubric:
+        write_file(os.path.join(folder, SCORES_TEMPLATE), scores_template(b))
     plots, note = {}, None
     plt = load_pyplot()
     if plt is None:

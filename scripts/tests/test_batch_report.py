@@ -523,6 +523,118 @@ class Redaction(unittest.TestCase):
                          ["25", "25", "12.5", "0.3333", "0"])
 
 
+class ReportFiguresAndRubric(unittest.TestCase):
+    """The figures a report.md quotes from its grade, held against the graded run, and the
+    instructor's rubric (OUT/rubric.csv, OUT/report-scores.csv)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="batch-report-rubric-")
+        self.out = os.path.join(self.tmp, "out")
+        labs = ["01", "02"]
+        fx.write_batch(self.out, total=3, labs=labs)
+        for sid in ("amy", "ben", "cat"):
+            fx.write_student(self.out, sid, fx.make_report(labs),
+                             fx.meta_of(sid, fx.own_files(sid, labs), labs))
+        full = sum(x["max_points"] for x in fx.make_report(["01"])["labs"])
+        # amy quotes her grade and r as graded (every perf check passes at r = 2.0 there)
+        write_analysis(self.out, "amy", "01-conv1d-basic",
+                       "- Grade (`./cudalab grade --lab 01`): %d / %d\n"
+                       "- Performance (each performance check's `r = ...`): r = 1.9\n" % (full, full))
+        # ben quotes full marks he was not given, and an r five times better than measured
+        fx.write_student(self.out, "ben", fx.make_report(
+            labs, outcome=lambda lab, check, tags, points:
+                fx.perf_check(lab, check, points, 6.25) if "[perf]" in tags else None),
+            fx.meta_of("ben", fx.own_files("ben", labs), labs))
+        write_analysis(self.out, "ben", "01-conv1d-basic",
+                       "- Grade (`./cudalab grade --lab 01`): %d / %d\n"
+                       "- Performance (each performance check's `r = ...`): r = 1.2\n" % (full, full))
+        # cat leaves the template's blanks
+        write_analysis(self.out, "cat", "02-conv1d-tiled",
+                       "- Grade (`./cudalab grade --lab 02`): ____ / 100\n"
+                       "- Performance (each performance check's `r = ...`): r = ____\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, name, text):
+        with open(os.path.join(self.out, name), "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def page(self, sid):
+        with open(os.path.join(self.out, "students", sid, "analysis.html"), encoding="utf-8") as f:
+            return f.read()
+
+    def rows(self):
+        with open(os.path.join(self.out, "class", "grades.csv"), newline="") as f:
+            return {r["student"]: r for r in csv.DictReader(f)}
+
+    def test_quoted_figures_held_against_the_graded_run(self):
+        code, _, err = run(self.out)
+        self.assertEqual(code, 0, err)
+        rows = self.rows()
+        self.assertNotIn("report.md quotes", rows["amy"]["flags"])
+        self.assertIn("lab 01 report.md quotes a grade of", rows["ben"]["flags"])
+        self.assertRegex(rows["ben"]["flags"], r"quotes r = 1\.2 for performance vs reference; "
+                                               r"the graded run measured r = 6\.25")
+        self.assertNotIn("report.md quotes", rows["cat"]["flags"])  # blanks: nothing quoted
+        self.assertIn('<td class="agrees">agrees</td>', self.page("amy"))
+        self.assertIn('<td class="differs">differs</td>', self.page("ben"))
+        self.assertNotIn('class="figures"', self.page("cat"))
+        self.assertNotIn("report_points", rows["amy"])  # no rubric, no column
+
+    def test_rubric_points_in_the_csv_the_pages_and_the_template(self):
+        self.write("rubric.csv", "lab,item,points\n01,prediction,4\n01,measurement,6\n"
+                                 "02,questions,10\n")
+        self.write("report-scores.csv", "student,lab,item,points\namy,01,prediction,3\n"
+                                        "amy,01,measurement,6\nben,01,prediction,\n")
+        code, _, err = run(self.out)
+        self.assertEqual(code, 0, err)
+        rows = self.rows()
+        self.assertEqual((rows["amy"]["report 01"], rows["amy"]["report_points"]), ("9", "9"))
+        self.assertEqual(rows["ben"]["report_points"], "")  # blank points: not scored yet
+        self.assertIn('<td>measurement</td><td class="n">6 / 6</td>', self.page("amy"))
+        self.assertIn('<td>report points</td><td class="n">9 / 10</td>', self.page("amy"))
+        with open(os.path.join(self.out, "class", "report-scores-template.csv"), newline="") as f:
+            template = list(csv.reader(f))
+        self.assertEqual(template[0], ["student", "lab", "item", "points"])
+        self.assertIn(["amy", "01", "prediction", "3"], template)
+        self.assertIn(["ben", "01", "measurement", ""], template)
+        self.assertIn(["cat", "02", "questions", ""], template)
+
+    def test_a_malformed_rubric_or_scores_file_is_one_line_and_exit_2(self):
+        cases = [
+            ("rubric.csv", "lab;item;points\n", "the first row must be lab,item,points"),
+            ("rubric.csv", "lab,item,points\n1,x,4\n", "is not two digits"),
+            ("rubric.csv", "lab,item,points\n01,x,-4\n", "is not a positive number"),
+            ("rubric.csv", "lab,item,points\n01,x,4\n01,x,2\n", "item 'x' twice"),
+            ("report-scores.csv", "student,lab,item,points\namy,01,x,1\n",
+             "needs rubric.csv beside it"),
+        ]
+        for name, text, expected in cases:
+            with self.subTest(text=text):
+                for n in ("rubric.csv", "report-scores.csv"):
+                    if os.path.exists(os.path.join(self.out, n)):
+                        os.remove(os.path.join(self.out, n))
+                self.write(name, text)
+                code, _, err = run(self.out)
+                self.assertEqual(code, 2)
+                self.assertIn(expected, err)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.write("rubric.csv", "lab,item,points\n01,prediction,4\n")
+        for text, expected in (("student,lab,item,points\nzed,01,prediction,1\n", "no student 'zed'"),
+                               ("student,lab,item,points\namy,01,other,1\n", "no item 'other'"),
+                               ("student,lab,item,points\namy,01,prediction,5\n",
+                                "from 0 to 4"),
+                               ("student,lab,item,points\namy,01,prediction,1\n"
+                                "amy,01,prediction,2\n", "scored twice")):
+            with self.subTest(text=text):
+                self.write("report-scores.csv", text)
+                code, _, err = run(self.out)
+                self.assertEqual(code, 2)
+                self.assertIn(expected, err)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+
 def matplotlib_missing():
     try:
         import matplotlib  # noqa: F401
