@@ -1,0 +1,693 @@
+"""The class grading service: `./cudalab serve --data DIR` (docs/instructors.md).
+
+    python3 -m grader.classroom.service --data DIR [--port 8408] [--host 127.0.0.1]
+        [--workers N | --gpus 0,1] [--lab-timeout S] [--preset ci|default] [--work DIR]
+        [--max-upload-bytes B] [--per-hour N] [--gpu-seconds-per-day S]
+
+Students without a GPU submit their lab files (a .tar.gz of them at their repository paths) over
+HTTP and get the instructor's verdict: the same grading as ./cudalab batch (scripts/batch.py: the
+sandbox, the secret seed in DIR/seed, the reports), made by worker processes
+(grader/classroom/worker.py), one per GPU, which this process starts, restarts when one dies and
+stops with it. The state is in DIR/service.sqlite (grader/classroom/store.py): a restart of the
+service or a killed worker loses no submission, and each submission gets exactly one verdict.
+
+The API (JSON; every error is {"error": "<one line>"} with a 4xx status): GET /api/health,
+GET /api/me, POST /api/submissions?labs=01,02, GET /api/submissions, GET /api/submissions/{id},
+GET /api/class, POST /api/students/{id}/revoke; auth with `Authorization: Bearer <token>`. The
+pages (Jinja2 templates, autoescaped): /login, / (a student's submissions, or the class for the
+instructor), /submissions/{id}, /class; auth with the cookie cudalab_token that /login sets.
+Tokens: python3 -m grader.classroom.roster (students), DIR/instructor-token (the instructor).
+"""
+
+import argparse
+import hashlib
+import importlib.util
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import uuid
+
+SYSTEM_PYTHON = "/usr/bin/python3"  # where Debian's python3-fastapi is
+
+if importlib.util.find_spec("fastapi") is None:
+    # Run by a python3 that lacks Debian's packages (pyenv, a venv): the system's one, if it has
+    # them, runs it instead.
+    if __name__ == "__main__":
+        if (os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and
+                subprocess.run([SYSTEM_PYTHON, "-c", "import fastapi, uvicorn, jinja2"],
+                               capture_output=True).returncode == 0):
+            sys.stdout.flush()
+            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, "-m", "grader.classroom.service"] + sys.argv[1:])
+        print("serve: error: python3-fastapi, python3-uvicorn and python3-jinja2 are missing "
+              "(scripts/setup service installs them)", file=sys.stderr)
+        sys.exit(2)
+
+import jinja2
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from grader.classroom import roster, store, worker as grading
+
+ROOT = grading.ROOT
+batch = grading.batch
+HERE = os.path.dirname(os.path.abspath(__file__))
+COOKIE = "cudalab_token"
+COOKIE_MAX_AGE = 120 * 86400  # a term
+MAX_REQUEST_BYTES = 64 * 1024  # any request body but an upload (a login form, a revoke)
+MAX_CONSOLE_BYTES = 512 * 1024  # of a grade's console shown
+DEFAULTS = {"max_upload_bytes": 1 << 20, "per_hour": 20, "gpu_seconds_per_day": 1800}
+UNKNOWN_TOKEN = "unknown or revoked token"
+SUBMISSION_ID = re.compile(r"\d{1,15}")
+
+
+class ApiError(Exception):
+    """An answer other than 2xx: {"error": message} with STATUS."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+class PageAuthError(Exception):
+    """A page asked for with a cookie whose token is unknown or revoked."""
+
+
+def iso(t):
+    return None if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def num(x):
+    """A number of the database as the report had it (100, not 100.0)."""
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    return x
+
+
+def one_line(text):
+    text = str(text).strip()
+    return text.splitlines()[0] if text else text
+
+
+def option(options, name):
+    """An option of make_app: an attribute or key of OPTIONS, else DEFAULTS'."""
+    if isinstance(options, dict):
+        value = options.get(name)
+    else:
+        value = getattr(options, name, None)
+    return DEFAULTS[name] if value is None else value
+
+
+class Database:
+    """One connection per thread (FastAPI runs the endpoints in a pool of threads)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.local = threading.local()
+
+    def __call__(self):
+        conn = getattr(self.local, "conn", None)
+        if conn is None:
+            conn = self.local.conn = store.connect(self.path)
+        return conn
+
+
+class BodyLimit:
+    """Refuses, before it is read, a request body whose Content-Length is over MAX_REQUEST_BYTES
+    (an upload: over --max-upload-bytes, said by its endpoint once the caller is known). The
+    endpoints that read a body read it through read_capped, which stops at the limit whatever the
+    Content-Length said (or when there was none: a chunked body)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and not (scope["path"] == "/api/submissions" and
+                                            scope["method"] == "POST"):
+            length = dict(scope["headers"]).get(b"content-length", b"").decode("latin-1")
+            if length.isdigit() and int(length) > MAX_REQUEST_BYTES:
+                response = JSONResponse({"error": "a request body of %s bytes is over the limit of "
+                                                  "%d bytes" % (length, MAX_REQUEST_BYTES)},
+                                        status_code=413, headers={"Connection": "close"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def read_capped(request, limit, too_large):
+    """The request's body, read as it comes; ApiError 413 (too_large(bytes read)) past LIMIT."""
+    chunks, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            raise ApiError(413, too_large(total))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def upload_key(files, labs, known):
+    """What makes two submissions grade the same: the graded labs' files (path and sha256; not
+    report.md, which is never compiled) and the labs."""
+    h = hashlib.sha256()
+    for rel in sorted(known[lab] for lab in labs if known[lab] in files):
+        h.update(("%s %s\n" % (rel, hashlib.sha256(files[rel]).hexdigest())).encode())
+    h.update(("labs %s\n" % ",".join(labs)).encode())
+    return h.hexdigest()
+
+
+def make_app(data_dir, options=None):
+    """The service's app on DIR (made when missing, with its database, seed and instructor
+    token). OPTIONS (an object or a dict; missing ones take DEFAULTS): max_upload_bytes,
+    per_hour, gpu_seconds_per_day."""
+    data = os.path.abspath(data_dir)
+    grading.prepare_data_dir(data)
+    grading.ensure_seed(data)
+    db = Database(grading.db_path(data))
+    roster.ensure_instructor_token(db(), data)
+    max_upload = int(option(options, "max_upload_bytes"))
+    per_hour = int(option(options, "per_hour"))
+    gpu_per_day = float(option(options, "gpu_seconds_per_day"))
+    known = batch.student_files(ROOT)
+    labs_all = sorted(known)
+    member_paths = list(known.values()) + batch.report_files(known)
+    templates = jinja2.Environment(loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),
+                                   autoescape=True, undefined=jinja2.StrictUndefined)
+    templates.filters["num"] = lambda x: "-" if x is None else num(x)
+
+    app = FastAPI(title="CUDA Labs grading service", docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.add_middleware(BodyLimit)
+    app.state.data = data
+    app.state.db = db
+
+    # ---- errors: always {"error": one line} ----
+
+    @app.exception_handler(ApiError)
+    async def api_error(request, exc):
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request, exc):
+        return JSONResponse({"error": one_line(exc.detail).lower()}, status_code=exc.status_code,
+                            headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request, exc):
+        errors = exc.errors()
+        what = "; ".join("%s: %s" % (".".join(str(p) for p in e.get("loc", ())), e.get("msg", ""))
+                         for e in errors[:3])
+        return JSONResponse({"error": one_line("invalid request: " + what)}, status_code=422)
+
+    @app.exception_handler(PageAuthError)
+    async def page_auth_error(request, exc):
+        if wants_html(request):
+            return page("login.html", {"who": None, "error": "Your token is unknown or was "
+                                                             "revoked: sign in again."}, status=401)
+        return JSONResponse({"error": UNKNOWN_TOKEN}, status_code=401)
+
+    @app.exception_handler(Exception)
+    async def internal_error(request, exc):
+        return JSONResponse({"error": "internal error"}, status_code=500)
+
+    # ---- auth ----
+
+    def api_caller(request):
+        header = request.headers.get("authorization", "")
+        m = re.match(r"(?i)bearer\s+(\S+)\s*$", header)
+        who = store.authenticate(db(), m.group(1)) if m else None
+        if who is None:
+            raise ApiError(401, UNKNOWN_TOKEN)
+        return who
+
+    def instructor_only(who):
+        if not who["instructor"]:
+            raise ApiError(403, "only the instructor's token may do this")
+
+    def page_caller(request):
+        """The caller of a page, None when there is no cookie (the page sends them to /login)."""
+        token = request.cookies.get(COOKIE)
+        if not token:
+            return None
+        who = store.authenticate(db(), token)
+        if who is None:
+            raise PageAuthError()
+        return who
+
+    def wants_html(request):
+        return "text/html" in request.headers.get("accept", "")
+
+    def page(name, context, status=200):
+        return HTMLResponse(templates.get_template(name).render(**context), status_code=status)
+
+    # ---- views ----
+
+    def submission_row(sub_id, who):
+        """The submission, when the caller may see it; the same 404 for another's and none."""
+        row = None
+        if SUBMISSION_ID.fullmatch(sub_id):
+            row = store.get_submission(db(), int(sub_id))
+        if row is None or (not who["instructor"] and row["student"] != who["student"]):
+            raise ApiError(404, "no submission %s" % one_line(sub_id)[:40])
+        return row
+
+    def brief(row, with_student):
+        view = {"id": row["id"], "labs": row["labs"].split(","), "state": row["state"],
+                "created_at": iso(row["created_at"]), "finished_at": iso(row["finished_at"]),
+                "points": num(row["points"]), "max_points": num(row["max_points"]),
+                "url": "/submissions/%d" % row["id"]}
+        if with_student:
+            view["student"] = row["student"]
+        return view
+
+    def console_of(row):
+        if row["state"] != "done":
+            return None
+        folder = grading.result_dir(data, row)
+        for name in ("console.log", "grade.log"):
+            try:
+                with open(os.path.join(folder, name), "rb") as f:
+                    text = f.read(MAX_CONSOLE_BYTES).decode("utf-8", errors="replace")
+                if name == "grade.log":  # a result of before console.log: at least no seed
+                    text = grading.redact(text, grading.ensure_seed(data))
+                return text
+            except OSError:
+                continue
+        return ""
+
+    def detail(row):
+        conn = db()
+        return {"id": row["id"], "student": row["student"], "labs": row["labs"].split(","),
+                "state": row["state"], "position": store.position(conn, row),
+                "eta_s": store.eta_seconds(conn, row), "created_at": iso(row["created_at"]),
+                "started_at": iso(row["started_at"]), "finished_at": iso(row["finished_at"]),
+                "points": num(row["points"]), "max_points": num(row["max_points"]),
+                "failed_checks": store.decode(row, "failed_checks"), "exit_code": row["exit_code"],
+                "console": console_of(row), "error": row["error"],
+                "reused_from": row["reused_from"]}
+
+    def class_view():
+        conn = db()
+        latest = store.latest_per_lab(conn)
+        counted = store.submission_counts(conn)
+        students = []
+        for s in store.list_students(conn):
+            mine = {}
+            for lab, row in sorted(latest.get(s["id"], {}).items()):
+                lab_points = store.decode(row, "lab_points") or {}
+                points, max_points = lab_points.get(lab, [None, None])
+                mine[lab] = {"id": row["id"], "points": num(points), "max_points": num(max_points),
+                             "state": row["state"]}
+            students.append({"id": s["id"], "name": s["name"], "revoked": bool(s["revoked"]),
+                             "submissions": counted.get(s["id"], 0), "latest": mine})
+        queue = [{"id": r["id"], "student": r["student"], "labs": r["labs"].split(","),
+                  "state": r["state"]} for r in store.queue(conn)]
+        return {"students": students, "queue": queue}
+
+    def health():
+        conn = db()
+        c = store.counts(conn)
+        return {"ok": True, "workers": store.alive_workers(conn), "queued": c["queued"],
+                "running": c["running"]}
+
+    # ---- the API ----
+
+    @app.get("/api/health")
+    def api_health():
+        return health()
+
+    @app.get("/api/me")
+    def api_me(request: Request):
+        return api_caller(request)
+
+    @app.post("/api/submissions")
+    async def api_submit(request: Request, labs: str = None):
+        who = await run_in_threadpool(api_caller, request)
+        if who["instructor"]:
+            raise ApiError(403, "the instructor's token cannot submit: use a student's")
+        wanted = None
+        if labs is not None and labs.strip():
+            wanted = sorted({l.strip() for l in labs.split(",") if l.strip()})
+            for lab in wanted:
+                if lab not in known:
+                    raise ApiError(400, "unknown lab '%s' (labs: %s)" %
+                                   (one_line(lab)[:20], ", ".join(labs_all)))
+
+        def too_large(n):
+            return "upload of %d bytes is over the limit of %d bytes" % (n, max_upload)
+
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > max_upload:
+            raise ApiError(413, too_large(int(length)))
+        try:
+            # db() in the pool's thread: each thread has its own connection.
+            await run_in_threadpool(lambda: store.check_limits(db(), who["student"], per_hour,
+                                                               gpu_per_day))
+        except store.Limited as e:
+            raise ApiError(429, str(e))
+        body = await read_capped(request, max_upload, too_large)
+        return JSONResponse(await run_in_threadpool(accept_upload, who, body, wanted),
+                            status_code=201)
+
+    def accept_upload(who, body, wanted):
+        """Saves the upload (fsync'ed before the row, see store.add_submission), checks it with
+        batch.read_submission and queues it."""
+        uploads = os.path.join(data, "uploads")
+        stage = os.path.join(uploads, "incoming-%s.tar.gz" % uuid.uuid4().hex)
+        with open(stage, "wb") as f:
+            f.write(body)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            files, ignored, error = batch.read_submission(stage, member_paths)
+            if error is not None:
+                # (tarfile's own text may end in a colon where its detail was on a next line)
+                raise ApiError(400, "the upload is not a readable .tar.gz of your lab files (%s)" %
+                               one_line(error).rstrip(" :"))
+            chosen = wanted or sorted(lab for lab in known if known[lab] in files)
+            if not any(known[lab] in files for lab in chosen):
+                raise ApiError(400, "no lab file of lab(s) %s in the upload (e.g. %s, at its path "
+                               "in the repository)" % (", ".join(wanted) if wanted else "01 to %s"
+                                                       % labs_all[-1],
+                                                       known[(wanted or labs_all)[0]]))
+            key = upload_key(files, chosen, known)
+
+            def place(sub_id):
+                final = os.path.join(uploads, "%d.tar.gz" % sub_id)
+                os.replace(stage, final)
+                fd = os.open(uploads, os.O_RDONLY)  # the rename on disk before the row
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                return "uploads/%d.tar.gz" % sub_id
+
+            conn = db()
+            try:
+                sub_id = store.add_submission(conn, who["student"], chosen, key, place, per_hour,
+                                              gpu_per_day)
+            except store.Limited as e:
+                raise ApiError(429, str(e))
+        finally:
+            if os.path.exists(stage):
+                os.remove(stage)
+        row = store.get_submission(conn, sub_id)
+        return {"id": sub_id, "state": "queued", "position": store.position(conn, row),
+                "eta_s": store.eta_seconds(conn, row), "url": "/submissions/%d" % sub_id}
+
+    @app.get("/api/submissions")
+    def api_submissions(request: Request):
+        who = api_caller(request)
+        rows = store.list_submissions(db(), None if who["instructor"] else who["student"])
+        return {"submissions": [brief(r, who["instructor"]) for r in rows]}
+
+    @app.get("/api/submissions/{sub_id}")
+    def api_submission(sub_id: str, request: Request):
+        who = api_caller(request)
+        return detail(submission_row(sub_id, who))
+
+    @app.get("/api/class")
+    def api_class(request: Request):
+        instructor_only(api_caller(request))
+        return class_view()
+
+    @app.post("/api/students/{sid}/revoke")
+    def api_revoke(sid: str, request: Request):
+        instructor_only(api_caller(request))
+        if not store.revoke_student(db(), sid):
+            raise ApiError(404, "no student %s" % one_line(sid)[:70])
+        return {"student": sid, "revoked": True}
+
+    # ---- the pages ----
+
+    @app.get("/login", response_class=HTMLResponse)
+    def login_page():
+        return page("login.html", {"who": None, "error": None})
+
+    @app.post("/login")
+    async def login(request: Request):
+        body = await read_capped(request, MAX_REQUEST_BYTES, lambda n: "a login form of %d bytes "
+                                 "is over the limit of %d bytes" % (n, MAX_REQUEST_BYTES))
+        form = urllib.parse.parse_qs(body.decode("utf-8", errors="replace"))
+        token = (form.get("token") or [""])[0].strip()
+        who = await run_in_threadpool(lambda: store.authenticate(db(), token)) if token else None
+        if who is None:
+            if wants_html(request):
+                return page("login.html", {"who": None,
+                                           "error": "That token is unknown or was revoked."},
+                            status=401)
+            raise ApiError(401, UNKNOWN_TOKEN)
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, token, max_age=COOKIE_MAX_AGE, path="/", httponly=True,
+                            samesite="strict")
+        return response
+
+    @app.post("/logout")
+    def logout():
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(COOKIE, path="/")
+        return response
+
+    def common(who):
+        return {"who": who, "labs": labs_all}
+
+    def class_page(who):
+        view = class_view()
+        conn = db()
+        return page("class.html", dict(common(who), students=view["students"],
+                                       queue=view["queue"], health=health(),
+                                       workers=store.list_workers(conn)))
+
+    @app.get("/")
+    def home(request: Request):
+        who = page_caller(request)
+        if who is None:
+            return RedirectResponse("/login", status_code=303)
+        if who["instructor"]:
+            return class_page(who)
+        rows = store.list_submissions(db(), who["student"])
+        return page("student.html", dict(common(who), submissions=[brief(r, False) for r in rows],
+                                         submission=None))
+
+    @app.get("/submissions/{sub_id}")
+    def submission_page(sub_id: str, request: Request):
+        who = page_caller(request)
+        if who is None:
+            return RedirectResponse("/login", status_code=303)
+        return page("student.html", dict(common(who), submissions=None,
+                                         submission=detail(submission_row(sub_id, who))))
+
+    @app.get("/class")
+    def class_route(request: Request):
+        who = page_caller(request)
+        if who is None:
+            return RedirectResponse("/login", status_code=303)
+        instructor_only(who)
+        return class_page(who)
+
+    @app.get("/static/style.css")
+    def style():
+        with open(os.path.join(HERE, "static", "style.css"), "rb") as f:
+            return Response(f.read(), media_type="text/css")
+
+    return app
+
+
+# ---- The workers ------------------------------------------------------------------------------
+
+
+class Supervisor:
+    """Starts one worker process per slot (a GPU, or None), restarts one that dies (at once the
+    first time, then waiting longer while it keeps dying early) and stops them."""
+
+    def __init__(self, data, args, gpus):
+        self.data, self.args = data, args
+        self.slots = [{"gpu": g, "proc": None, "started": 0.0, "failures": 0, "next": 0.0}
+                      for g in gpus]
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.host = socket.gethostname().split(".")[0]
+
+    def say(self, text):
+        print("serve: %s" % text, file=sys.stderr, flush=True)
+
+    def command(self, gpu):
+        cmd = [sys.executable, "-m", "grader.classroom.worker", "--data", self.data,
+               "--preset", self.args.preset, "--timeout", str(self.args.lab_timeout)]
+        if self.args.work:
+            cmd += ["--work", os.path.abspath(self.args.work)]
+        if gpu is not None:
+            cmd += ["--gpu", gpu]
+        return cmd
+
+    def spawn(self, slot):
+        env = dict(os.environ)
+        if slot["gpu"] is not None:
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
+            env["CUDA_VISIBLE_DEVICES"] = slot["gpu"]
+        env["CUDALAB_SERVICE_PID"] = str(os.getpid())  # the worker stops when this one is gone
+        env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        # A session of its own: what it leaves running when it dies (a build, a grade's checks)
+        # is in its process group, which reap() kills.
+        slot["proc"] = subprocess.Popen(self.command(slot["gpu"]), cwd=ROOT, env=env,
+                                        start_new_session=True)
+        slot["started"] = time.time()
+        self.say("worker %d started%s" % (slot["proc"].pid, "" if slot["gpu"] is None else
+                                          " on GPU " + slot["gpu"]))
+
+    def reap(self, slot):
+        proc = slot["proc"]
+        slot["proc"] = None
+        grading.kill_session(proc.pid)  # the builds and grades it left running
+        try:
+            conn = store.connect(grading.db_path(self.data))
+            store.worker_gone(conn, "%s:%d" % (self.host, proc.pid))
+            conn.close()
+        except Exception:
+            pass
+        # A worker that ran a while is restarted at once; one that keeps dying early (its build
+        # fails, the database cannot be opened) waits longer each time, up to 5 minutes.
+        if time.time() - slot["started"] > 120:
+            slot["failures"] = 0
+        slot["failures"] += 1
+        delay = 0 if slot["failures"] == 1 else min(300, 2 ** slot["failures"])
+        slot["next"] = time.time() + delay
+        self.say("worker %d ended (exit code %s); restarting it%s" % (
+            proc.pid, proc.returncode, " in %d s" % delay if delay else ""))
+
+    def loop(self):
+        while not self.stopping.is_set():
+            for slot in self.slots:
+                proc = slot["proc"]
+                if proc is not None and proc.poll() is not None:
+                    self.reap(slot)
+                if slot["proc"] is None and time.time() >= slot["next"] and not self.stopping.is_set():
+                    try:
+                        self.spawn(slot)
+                    except OSError as e:
+                        self.say("cannot start a worker: %s" % e)
+                        slot["next"] = time.time() + 30
+            self.stopping.wait(1.0)
+
+    def start(self):
+        self.thread.start()
+
+    def stop(self, grace=20):
+        """SIGTERM to each worker (it gives its job back to the queue), SIGKILL to what is left
+        after GRACE seconds."""
+        self.stopping.set()
+        self.thread.join()
+        procs = [s["proc"] for s in self.slots if s["proc"] is not None]
+        for p in procs:
+            try:
+                os.kill(p.pid, signal.SIGTERM)
+            except OSError:
+                pass
+        end = time.time() + grace
+        for p in procs:
+            try:
+                p.wait(max(0.1, end - time.time()))
+            except subprocess.TimeoutExpired:
+                pass
+            grading.kill_session(p.pid)
+            p.poll()
+
+
+def worker_slots(args):
+    """The GPU of each worker to start: --gpus, else one per GPU (CUDA_VISIBLE_DEVICES's, else
+    nvidia-smi's), else one without a GPU; --workers N takes the first N (without a GPU, N)."""
+    gpus = batch.worker_gpus(args.gpus, batch.detect_gpus(), os.environ.get("CUDA_VISIBLE_DEVICES"))
+    if args.workers is None:
+        return gpus
+    if gpus == [None]:
+        return [None] * args.workers
+    if args.workers > len(gpus):
+        raise batch.UsageError("--workers %d: this machine has %d GPU(s), and two workers never "
+                               "share one" % (args.workers, len(gpus)))
+    return gpus[: args.workers]
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="cudalab serve", description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", required=True, help="the service's folder: database, uploads, "
+                   "results, seed, tokens (made when missing; keep it private)")
+    p.add_argument("--port", type=int, default=8408, help="default 8408 (0: any free port)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    w = p.add_mutually_exclusive_group()
+    w.add_argument("--workers", type=int, help="worker processes (default one per GPU, one "
+                   "without a GPU; 0: none, grade with python3 -m grader.classroom.worker)")
+    w.add_argument("--gpus", help="the GPUs to grade on, one worker each, e.g. 0,1")
+    p.add_argument("--lab-timeout", type=int, default=120, help="seconds per check (default 120)")
+    p.add_argument("--preset", default=os.environ.get("CUDALAB_PRESET", "default"),
+                   help="CMake preset of the workers' builds (default: CUDALAB_PRESET or default)")
+    p.add_argument("--work", help="where the workers' folders are (default DIR/work)")
+    p.add_argument("--max-upload-bytes", type=int, default=DEFAULTS["max_upload_bytes"],
+                   help="largest upload (default 1 MiB)")
+    p.add_argument("--per-hour", type=int, default=DEFAULTS["per_hour"],
+                   help="submissions per student per hour (default 20)")
+    p.add_argument("--gpu-seconds-per-day", type=int, default=DEFAULTS["gpu_seconds_per_day"],
+                   help="build and grade seconds per student in 24 h (default 1800)")
+    args = p.parse_args(argv)
+    for name in ("lab_timeout", "max_upload_bytes", "per_hour", "gpu_seconds_per_day"):
+        if getattr(args, name) < 1:
+            p.error("--%s must be at least 1" % name.replace("_", "-"))
+    if args.workers is not None and args.workers < 0:
+        p.error("--workers must be at least 0")
+    if not 0 <= args.port <= 65535:
+        p.error("--port must be 0 to 65535")
+    return args
+
+
+def main(argv):
+    args = parse(argv)
+    data = os.path.abspath(args.data)
+    try:
+        slots = worker_slots(args)
+    except batch.UsageError as e:
+        print("serve: error: %s" % e, file=sys.stderr)
+        return 2
+    # The socket first: a port in use is one line, before any worker starts.
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as e:
+        print("serve: error: cannot listen on %s:%d: %s" % (args.host, args.port, e.strerror),
+              file=sys.stderr)
+        return 2
+    sock.listen(128)
+    sock.set_inheritable(False)
+    app = make_app(data, args)
+    port = sock.getsockname()[1]
+    print("serve: http://%s:%d/ (data %s; the instructor's token is in %s)" % (
+        args.host if family == socket.AF_INET else "[%s]" % args.host, port, data,
+        os.path.join(data, "instructor-token")), file=sys.stderr, flush=True)
+    supervisor = None
+    if args.workers != 0:
+        supervisor = Supervisor(data, args, slots)
+        print("serve: %d worker(s)%s" % (len(slots), "" if slots[0] is not None else
+                                         " (no GPU: GPU checks are reported as skipped)"),
+              file=sys.stderr, flush=True)
+        supervisor.start()
+    import uvicorn
+    config = uvicorn.Config(app, log_level="info", access_log=True, timeout_keep_alive=5)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])  # until SIGINT or SIGTERM
+    finally:
+        if supervisor is not None:
+            print("serve: stopping the workers", file=sys.stderr, flush=True)
+            supervisor.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,384 @@
+"""Unit tests of the class service's store (grader/classroom/store.py) and the roster's parsing:
+no network, no build, a database in a temporary folder.
+
+    python3 -m unittest grader/tests/test_classroom_store.py     (from the repository root)
+"""
+
+import os
+import sqlite3
+import sys
+import tempfile
+import threading
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+from grader.classroom import roster, store  # noqa: E402
+
+T0 = 1_800_000_000.0  # the tests' clock
+
+
+class StoreTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, "service.sqlite")
+        self.conn = store.connect(self.path)
+        for sid in ("alice", "bob"):
+            store.upsert_student(self.conn, sid, sid.title(), now=T0)
+
+    def tearDown(self):
+        self.conn.close()
+        self.tmp.cleanup()
+
+    def add(self, student="alice", labs=("01",), key="k", now=T0, **limits):
+        placed = []
+
+        def place(sub_id):
+            placed.append(sub_id)
+            return "uploads/%d.tar.gz" % sub_id
+
+        sub_id = store.add_submission(self.conn, student, list(labs), key, place, now=now, **limits)
+        self.assertEqual(placed, [sub_id])
+        return sub_id
+
+    # -- tokens --------------------------------------------------------------------------------
+
+    def test_tokens_are_stored_as_sha256_only(self):
+        token = store.new_token()
+        self.assertGreaterEqual(len(token), 32)
+        store.set_student_token(self.conn, "alice", token, now=T0)
+        rows = self.conn.execute("SELECT hash FROM tokens").fetchall()
+        self.assertEqual([r["hash"] for r in rows], [store.hash_token(token)])
+        self.assertRegex(rows[0]["hash"], r"^[0-9a-f]{64}$")
+        # The token itself is nowhere in the database file.
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with open(self.path, "rb") as f:
+            self.assertNotIn(token.encode(), f.read())
+        self.assertEqual(store.authenticate(self.conn, token),
+                         {"student": "alice", "name": "Alice", "instructor": False})
+
+    def test_unknown_empty_and_revoked_tokens(self):
+        token = store.new_token()
+        store.set_student_token(self.conn, "bob", token)
+        self.assertIsNone(store.authenticate(self.conn, "nope"))
+        self.assertIsNone(store.authenticate(self.conn, ""))
+        self.assertTrue(store.revoke_student(self.conn, "bob"))
+        self.assertIsNone(store.authenticate(self.conn, token))
+        self.assertFalse(store.revoke_student(self.conn, "carol"))
+        self.assertEqual(store.get_student(self.conn, "bob")["revoked"], 1)
+        # A new token un-revokes.
+        again = store.new_token()
+        store.set_student_token(self.conn, "bob", again)
+        self.assertEqual(store.authenticate(self.conn, again)["student"], "bob")
+
+    def test_reissue_replaces_the_old_token(self):
+        first, second = store.new_token(), store.new_token()
+        store.set_student_token(self.conn, "alice", first)
+        store.set_student_token(self.conn, "alice", second)
+        self.assertIsNone(store.authenticate(self.conn, first))
+        self.assertEqual(store.authenticate(self.conn, second)["student"], "alice")
+
+    def test_instructor_token(self):
+        first, second = store.new_token(), store.new_token()
+        store.set_instructor_token(self.conn, first)
+        self.assertEqual(store.authenticate(self.conn, first),
+                         {"student": None, "name": "instructor", "instructor": True})
+        self.assertTrue(store.is_instructor_token(self.conn, first))
+        store.set_instructor_token(self.conn, second)
+        self.assertIsNone(store.authenticate(self.conn, first))
+        self.assertTrue(store.authenticate(self.conn, second)["instructor"])
+
+    def test_ensure_instructor_token_file(self):
+        data = os.path.join(self.tmp.name, "data")
+        os.makedirs(data)
+        path, made = roster.ensure_instructor_token(self.conn, data)
+        self.assertTrue(made)
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        with open(path) as f:
+            token = f.read().strip()
+        self.assertTrue(store.authenticate(self.conn, token)["instructor"])
+        # A second call keeps it; a new database learns its hash.
+        self.assertEqual(roster.ensure_instructor_token(self.conn, data), (path, False))
+        other = store.connect(os.path.join(self.tmp.name, "other.sqlite"))
+        roster.ensure_instructor_token(other, data)
+        self.assertTrue(store.authenticate(other, token)["instructor"])
+        other.close()
+
+    def test_upsert_student(self):
+        self.assertFalse(store.upsert_student(self.conn, "alice", "Alice Liddell", "a@x"))
+        self.assertEqual(store.get_student(self.conn, "alice")["name"], "Alice Liddell")
+        self.assertTrue(store.upsert_student(self.conn, "carol", "Carol"))
+        self.assertEqual([s["id"] for s in store.list_students(self.conn)],
+                         ["alice", "bob", "carol"])
+
+    # -- the queue -----------------------------------------------------------------------------
+
+    def test_submissions_queue_in_order(self):
+        a = self.add(now=T0)
+        b = self.add("bob", ("01", "02"), now=T0 + 1)
+        self.assertEqual((a, b), (1, 2))
+        row = store.get_submission(self.conn, b)
+        self.assertEqual((row["state"], row["labs"], row["upload"]), ("queued", "01,02",
+                                                                       "uploads/2.tar.gz"))
+        self.assertEqual(store.position(self.conn, store.get_submission(self.conn, a)), 1)
+        self.assertEqual(store.position(self.conn, row), 2)
+        self.assertEqual(store.counts(self.conn), {"queued": 2, "running": 0, "done": 0})
+        self.assertEqual([r["id"] for r in store.list_submissions(self.conn)], [b, a])
+        self.assertEqual([r["id"] for r in store.list_submissions(self.conn, "alice")], [a])
+
+    def test_a_failed_place_leaves_no_row(self):
+        def place(sub_id):
+            raise OSError("disk full")
+
+        with self.assertRaises(OSError):
+            store.add_submission(self.conn, "alice", ["01"], "k", place)
+        self.assertEqual(store.counts(self.conn)["queued"], 0)
+        self.assertEqual(self.add(), 1)  # the id was not used
+
+    def test_claim_lease_finish(self):
+        a = self.add(now=T0)
+        b = self.add(now=T0 + 1)
+        job = store.claim(self.conn, "o1", "w1", now=T0 + 10)
+        self.assertEqual(job["id"], a)
+        self.assertEqual((job["state"], job["lease_owner"], job["attempts"]), ("running", "o1", 1))
+        self.assertEqual(job["lease_until"], T0 + 10 + store.LEASE_S)
+        self.assertEqual(store.position(self.conn, job), 0)
+        self.assertEqual(store.position(self.conn, store.get_submission(self.conn, b)), 1)
+        # The next claim takes the next job, not the leased one.
+        job2 = store.claim(self.conn, "o2", "w2", now=T0 + 11)
+        self.assertEqual(job2["id"], b)
+        self.assertIsNone(store.claim(self.conn, "o3", "w3", now=T0 + 12))
+        # Extending the lease keeps it past its first end.
+        self.assertTrue(store.extend_lease(self.conn, a, "o1", now=T0 + 60))
+        self.assertFalse(store.extend_lease(self.conn, a, "someone", now=T0 + 60))
+        self.assertIsNone(store.claim(self.conn, "o3", "w3", now=T0 + 65))
+        result = {"points": 40.0, "max_points": 100.0, "exit_code": 1, "error": None,
+                  "lab_points": {"01": [40, 100]}, "failed_checks": ["01: edge cases"],
+                  "build_seconds": 2.5, "grade_seconds": 7.5, "seed_hash": "s"}
+        self.assertTrue(store.finish(self.conn, a, "o1", result, now=T0 + 110))
+        row = store.get_submission(self.conn, a)
+        self.assertEqual((row["state"], row["points"], row["exit_code"]), ("done", 40.0, 1))
+        self.assertEqual(store.decode(row, "failed_checks"), ["01: edge cases"])
+        self.assertEqual(store.decode(row, "lab_points"), {"01": [40, 100]})
+        self.assertIsNone(store.position(self.conn, row))
+        self.assertIsNone(store.eta_seconds(self.conn, row))
+        # Finishing twice changes nothing.
+        self.assertFalse(store.finish(self.conn, a, "o1", result, now=T0 + 111))
+        self.assertEqual([g["outcome"] for g in store.gradings(self.conn, a)], ["done"])
+
+    def test_expired_lease_is_claimed_again_and_the_first_owner_loses(self):
+        a = self.add(now=T0)
+        store.claim(self.conn, "dead", "w1", now=T0 + 1)
+        # Before the lease passes nobody takes it; after, the next worker does.
+        self.assertIsNone(store.claim(self.conn, "o2", "w2", now=T0 + 1 + store.LEASE_S - 1))
+        job = store.claim(self.conn, "o2", "w2", now=T0 + 2 + store.LEASE_S)
+        self.assertEqual((job["id"], job["lease_owner"], job["attempts"]), (a, "o2", 2))
+        # The first owner comes back: its result is refused, its lease cannot be extended.
+        self.assertFalse(store.extend_lease(self.conn, a, "dead", now=T0 + 70))
+        self.assertFalse(store.finish(self.conn, a, "dead", {"points": 100.0}, now=T0 + 80))
+        self.assertEqual(store.get_submission(self.conn, a)["state"], "running")
+        self.assertTrue(store.finish(self.conn, a, "o2", {"points": 10.0, "exit_code": 1},
+                                     now=T0 + 90))
+        row = store.get_submission(self.conn, a)
+        self.assertEqual((row["state"], row["points"], row["lease_owner"]), ("done", 10.0, "o2"))
+        outcomes = [(g["owner"], g["attempt"], g["outcome"]) for g in store.gradings(self.conn, a)]
+        self.assertEqual(outcomes, [("dead", 1, "lost"), ("o2", 2, "done")])
+
+    def test_release_requeues_at_once(self):
+        a = self.add(now=T0)
+        store.claim(self.conn, "o1", "w1", now=T0 + 1)
+        self.assertTrue(store.release(self.conn, a, "o1", now=T0 + 2))
+        self.assertFalse(store.release(self.conn, a, "o1", now=T0 + 2))
+        self.assertEqual(store.get_submission(self.conn, a)["state"], "queued")
+        job = store.claim(self.conn, "o2", "w1", now=T0 + 3)
+        self.assertEqual((job["id"], job["attempts"]), (a, 2))
+        self.assertEqual([g["outcome"] for g in store.gradings(self.conn, a)], ["lost", None])
+
+    def test_two_processes_never_claim_one_job(self):
+        for i in range(20):
+            self.add(now=T0 + i)
+        claimed, errors = [], []
+
+        def claimer(n):
+            conn = store.connect(self.path)
+            try:
+                while True:
+                    job = store.claim(conn, "owner-%d-%d" % (n, len(claimed)), "w%d" % n,
+                                      now=T0 + 100)
+                    if job is None:
+                        return
+                    claimed.append(job["id"])
+            except Exception as e:  # pragma: no cover - the assertion shows it
+                errors.append(e)
+            finally:
+                conn.close()
+
+        threads = [threading.Thread(target=claimer, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(sorted(claimed), list(range(1, 21)))
+
+    def test_reuse_needs_same_key_same_seed_and_a_report(self):
+        a = self.add(key="K", now=T0)
+        store.claim(self.conn, "o1", "w", now=T0)
+        store.finish(self.conn, a, "o1", {"points": 5.0, "max_points": 100.0, "seed_hash": "S",
+                                          "exit_code": 1})
+        b = self.add("bob", key="K", now=T0 + 1)
+        self.assertEqual(store.find_reusable(self.conn, "K", "S", b)["id"], a)
+        self.assertIsNone(store.find_reusable(self.conn, "K", "other seed", b))
+        self.assertIsNone(store.find_reusable(self.conn, "other", "S", b))
+        self.assertIsNone(store.find_reusable(self.conn, "K", "S", a))  # not itself
+        store.claim(self.conn, "o2", "w", now=T0 + 2)
+        self.assertTrue(store.finish(self.conn, b, "o2", {"points": 5.0, "reused_from": a,
+                                                          "seed_hash": "S"}, outcome="reused"))
+        self.assertEqual(store.gradings(self.conn, b)[0]["outcome"], "reused")
+        # A grading error is not reused: it is graded again.
+        c = self.add(key="E", now=T0 + 3)
+        store.claim(self.conn, "o3", "w", now=T0 + 3)
+        store.finish(self.conn, c, "o3", {"error": "grading error: x", "seed_hash": "S"})
+        self.assertIsNone(store.find_reusable(self.conn, "E", "S", c + 1))
+
+    def test_eta(self):
+        self.assertEqual(store.mean_grading_seconds(self.conn), store.DEFAULT_GRADING_S)
+        a = self.add(now=T0)
+        b = self.add(now=T0 + 1)
+        c = self.add(now=T0 + 2)
+        store.claim(self.conn, "o1", "w", now=T0 + 10)
+        store.finish(self.conn, a, "o1", {"points": 1.0, "build_seconds": 4.0,
+                                          "grade_seconds": 6.0}, now=T0 + 20)  # 10 s
+        store.claim(self.conn, "o2", "w", now=T0 + 20)
+        store.finish(self.conn, b, "o2", {"points": 1.0, "build_seconds": 10.0,
+                                          "grade_seconds": 20.0}, now=T0 + 80)  # 30 s
+        self.assertEqual(store.mean_grading_seconds(self.conn), 20.0)
+        d = self.add(now=T0 + 81)
+        row = store.get_submission(self.conn, d)
+        self.assertEqual(store.position(self.conn, row), 2)  # c runs first
+        self.assertEqual(store.eta_seconds(self.conn, row, now=T0 + 82), 40)  # no worker: 1
+        store.worker_seen(self.conn, "h:1", now=T0 + 82)
+        store.worker_seen(self.conn, "h:2", now=T0 + 82)
+        self.assertEqual(store.eta_seconds(self.conn, row, now=T0 + 83), 20)
+        self.assertEqual(store.position(self.conn, store.get_submission(self.conn, c)), 1)
+        # A reused result (no seconds) does not count.
+        e = self.add(key="same", now=T0 + 84)
+        store.claim(self.conn, "o3", "w", now=T0 + 85)
+        store.claim(self.conn, "o4", "w", now=T0 + 85)
+        store.finish(self.conn, e, "o4", {"points": 1.0, "reused_from": a}, outcome="reused",
+                     now=T0 + 86)
+        self.assertEqual(store.mean_grading_seconds(self.conn), 20.0)
+
+    def test_workers_alive(self):
+        store.worker_seen(self.conn, "h:1", pid=1, state="idle", now=T0)
+        store.worker_seen(self.conn, "h:2", pid=2, state="grading", submission=3, now=T0 + 20)
+        self.assertEqual(store.alive_workers(self.conn, now=T0 + 25), 2)
+        self.assertEqual(store.alive_workers(self.conn, now=T0 + 35), 1)
+        store.worker_seen(self.conn, "h:1", pid=1, state="idle", now=T0 + 36)
+        self.assertEqual(store.alive_workers(self.conn, now=T0 + 40), 2)
+        store.worker_gone(self.conn, "h:2")
+        self.assertEqual([w["name"] for w in store.list_workers(self.conn, now=T0 + 40)], ["h:1"])
+
+    # -- rate limits ---------------------------------------------------------------------------
+
+    def test_per_hour_limit(self):
+        for i in range(3):
+            self.add(now=T0 + i, per_hour=3)
+        with self.assertRaises(store.Limited) as caught:
+            self.add(now=T0 + 10, per_hour=3)
+        self.assertIn("3 submissions per hour", str(caught.exception))
+        self.assertEqual(store.counts(self.conn)["queued"], 3)  # nothing was added
+        self.add("bob", now=T0 + 10, per_hour=3)  # another student is not limited
+        self.add(now=T0 + 3601, per_hour=3)  # an hour after the first, one slot is free
+
+    def test_gpu_seconds_per_day_limit(self):
+        a = self.add(now=T0)
+        store.claim(self.conn, "o1", "w", now=T0)
+        store.finish(self.conn, a, "o1", {"points": 1.0, "build_seconds": 60.0,
+                                          "grade_seconds": 50.0}, now=T0 + 110)
+        self.assertEqual(store.gpu_seconds_since(self.conn, "alice", T0 - 1), 110.0)
+        self.assertEqual(store.gpu_seconds_since(self.conn, "bob", T0 - 1), 0)
+        store.check_limits(self.conn, "alice", gpu_seconds_per_day=111, now=T0 + 200)
+        with self.assertRaises(store.Limited) as caught:
+            self.add(now=T0 + 200, gpu_seconds_per_day=110)
+        self.assertIn("110 s of grading per day", str(caught.exception))
+        # A day later it no longer counts.
+        self.add(now=T0 + 86401, gpu_seconds_per_day=110)
+
+    def test_lost_attempts_count_against_the_gpu_budget(self):
+        a = self.add(now=T0)
+        store.claim(self.conn, "o1", "w", now=T0)
+        store.claim(self.conn, "o2", "w", now=T0 + 100)  # o1's lease passed
+        store.finish(self.conn, a, "o1", {"build_seconds": 30.0, "grade_seconds": 30.0},
+                     now=T0 + 101)
+        store.finish(self.conn, a, "o2", {"build_seconds": 5.0, "grade_seconds": 5.0},
+                     now=T0 + 120)
+        self.assertEqual(store.gpu_seconds_since(self.conn, "alice", T0 - 1), 70.0)
+        self.assertEqual([g["outcome"] for g in store.gradings(self.conn, a)], ["lost", "done"])
+
+    def test_schema_is_idempotent_and_wal(self):
+        again = store.connect(self.path)
+        self.assertEqual(again.execute("PRAGMA journal_mode").fetchone()[0], "wal")
+        again.close()
+        with self.assertRaises(sqlite3.IntegrityError):
+            self.conn.execute("INSERT INTO submissions (student, labs, upload, key, state, "
+                              "created_at) VALUES ('alice', '01', 'u', 'k', 'lost', 0)")
+
+
+class RosterTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, text):
+        path = os.path.join(self.tmp.name, "roster.csv")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_read_roster(self):
+        path = self.write("name,id,email\nAlice A,alice,a@x\n\nBob,bob.b-2_x,\n")
+        self.assertEqual(roster.read_roster(path),
+                         [("alice", "Alice A", "a@x"), ("bob.b-2_x", "Bob", None)])
+
+    def test_bad_rosters(self):
+        for text, why in (("alice,Alice\n", "header"), ("id,name\n../x,X\n", "is not"),
+                          ("id,name\n..,X\n", "is not"), ("id,name\n%s,X\n" % ("a" * 65), "is not"),
+                          ("id,name\na,A\na,B\n", "line 2 too"), ("id,name\n", "no student"),
+                          ("id,name\nal ice,A\n", "is not"), ("id,name\na,\n", "no name")):
+            with self.assertRaises(roster.RosterError, msg=text) as caught:
+                roster.read_roster(self.write(text))
+            self.assertIn(why, str(caught.exception))
+
+    def test_import_and_revoke(self):
+        data = os.path.join(self.tmp.name, "data")
+        path = self.write("id,name\nalice,Alice\nbob,Bob\n")
+        with open(os.devnull, "w") as quiet:
+            roster.import_roster(data, path, out=quiet)
+            tokens_files = [n for n in os.listdir(data) if n.startswith("tokens-")]
+            self.assertEqual(len(tokens_files), 1)
+            tokens_file = os.path.join(data, tokens_files[0])
+            self.assertEqual(os.stat(tokens_file).st_mode & 0o777, 0o600)
+            with open(tokens_file) as f:
+                rows = [line.strip().split(",") for line in f][1:]
+            self.assertEqual([r[:2] for r in rows], [["alice", "Alice"], ["bob", "Bob"]])
+            conn = store.connect(os.path.join(data, "service.sqlite"))
+            self.assertEqual(store.authenticate(conn, rows[0][2])["student"], "alice")
+            # Again with a new student: the others keep their token, one new file.
+            roster.import_roster(data, self.write("id,name\nalice,Alice\nbob,Bob\ncarol,C\n"),
+                                 out=quiet)
+            self.assertEqual(store.authenticate(conn, rows[0][2])["student"], "alice")
+            self.assertEqual(len([n for n in os.listdir(data) if n.startswith("tokens-")]), 2)
+            roster.revoke(data, "bob", out=quiet)
+            self.assertIsNone(store.authenticate(conn, rows[1][2]))
+            with self.assertRaises(roster.RosterError):
+                roster.revoke(data, "nobody", out=quiet)
+            conn.close()
+        self.assertTrue(os.path.exists(os.path.join(data, "instructor-token")))
+
+
+if __name__ == "__main__":
+    unittest.main()
