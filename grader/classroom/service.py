@@ -520,7 +520,8 @@ class Supervisor:
 
     def command(self, gpu):
         cmd = [sys.executable, "-m", "grader.classroom.worker", "--data", self.data,
-               "--preset", self.args.preset, "--timeout", str(self.args.lab_timeout)]
+               "--preset", self.args.preset, "--timeout", str(self.args.lab_timeout),
+               "--lease", str(self.args.lease)]
         if self.args.work:
             cmd += ["--work", os.path.abspath(self.args.work)]
         if gpu is not None:
@@ -634,8 +635,11 @@ def parse(argv):
                    help="submissions per student per hour (default 20)")
     p.add_argument("--gpu-seconds-per-day", type=int, default=DEFAULTS["gpu_seconds_per_day"],
                    help="build and grade seconds per student in 24 h (default 1800)")
+    p.add_argument("--lease", type=int, default=store.LEASE_S,
+                   help="seconds before a killed worker's submission is graded again "
+                        "(default %d)" % store.LEASE_S)
     args = p.parse_args(argv)
-    for name in ("lab_timeout", "max_upload_bytes", "per_hour", "gpu_seconds_per_day"):
+    for name in ("lab_timeout", "max_upload_bytes", "per_hour", "gpu_seconds_per_day", "lease"):
         if getattr(args, name) < 1:
             p.error("--%s must be at least 1" % name.replace("_", "-"))
     if args.workers is not None and args.workers < 0:

@@ -262,12 +262,13 @@ class Grader:
             try:
                 store.worker_seen(conn, self.name, os.getpid(), self.host, self.args.gpu, state,
                                   job[0] if job else None)
-                if job and not store.extend_lease(conn, job[0], job[1]):
+                if job and not store.extend_lease(conn, job[0], job[1], lease_s=self.args.lease):
                     self.log("submission %d is no longer this worker's (its lease passed): its "
                              "result will be discarded" % job[0])
             except Exception as e:  # a busy database: the next beat tries again
                 self.log("heartbeat: %s" % e)
-            self.stopped.wait(store.HEARTBEAT_S)
+            # A beat well within the lease, however short the lease is.
+            self.stopped.wait(min(store.HEARTBEAT_S, self.args.lease / 3.0))
         conn.close()
 
     def set_state(self, state, job=None):
@@ -294,7 +295,7 @@ class Grader:
             self.set_state("idle")
             while True:
                 owner = uuid.uuid4().hex
-                job = store.claim(self.conn, owner, self.name)
+                job = store.claim(self.conn, owner, self.name, lease_s=self.args.lease)
                 if job is None:
                     if self.args.once:
                         self.log("no submission queued")
@@ -518,9 +519,15 @@ def parse(argv):
     p.add_argument("--work", help="where the workers' folders are (default DIR/work)")
     p.add_argument("--timeout", type=int, default=120, help="seconds per check (default 120)")
     p.add_argument("--once", action="store_true", help="grade one queued submission, then exit")
+    p.add_argument("--lease", type=int, default=store.LEASE_S,
+                   help="seconds a claim holds without a heartbeat: how long a killed worker's "
+                        "submission waits before another worker grades it (default %d)" %
+                        store.LEASE_S)
     args = p.parse_args(argv)
     if args.timeout < 1:
         p.error("--timeout must be at least 1")
+    if args.lease < 3:
+        p.error("--lease must be at least 3 (seconds)")
     return args
 
 

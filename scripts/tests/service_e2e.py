@@ -23,8 +23,8 @@ it: no token, a wrong one, a revoked one, another student's submission, a body o
 before it is read), a tar of an escaping path and a link only, a body that is not gzip, an
 unknown lab. It prints the figures it measured and exits 0 only when every expectation holds.
 
-About 100 s on 2 cores once the worker's framework is built (95 s beside a CI build, most of it
-the killed worker's lease of 60 s; --work: the folder of a batch e2e run's workers, `$tmp/e2e/work`
+About a minute on 2 cores once the worker's framework is built (the killed worker's submission
+waits out a lease of 15 s, --lease; --work: the folder of a batch e2e run's workers, `$tmp/e2e/work`
 in .ci/run, built by it); without one, the service builds the framework first (90 s more there).
 
 usage: service_e2e.py [WORKDIR] [--work WORKER_FOLDER]   (WORKDIR default: a temporary folder)
@@ -60,13 +60,13 @@ SUBMITS = 3  # per student
 # What a student's folder needs to run ./cudalab login/submit/submissions: the driver, the client,
 # the list of labs (CMakeLists.txt, read by scripts/batch.py) and the lab file handed in.
 CLIENT_FILES = ["cudalab", "CMakeLists.txt", "scripts/batch.py", "grader/classroom/__init__.py",
-                "grader/classroom/client.py", "grader/__init__.py"]
+                "grader/classroom/client.py"]
 KINDS = ("skeleton", "answer", "compile-error")
 DONE_WITHIN = 300  # seconds for the 150 submissions once the worker is built (the kill's
 # lease and the restart included)
 BUILD_ALLOWANCE = 900  # and more when the worker folder is new: the framework is built first
 GATE_TIMEOUT = 600  # seconds the students and the test wait for each other at a step
-# Seconds for the killed worker's attempt to be recorded as lost: its lease (60 s) passes first.
+# Seconds for the killed worker's attempt to be recorded as lost: its lease (--lease 15) passes first.
 LOST_WITHIN = 120
 
 
@@ -212,7 +212,9 @@ class Service:
         preset = os.environ.get("CUDALAB_PRESET", "ci")
         self.argv = [os.path.join(ROOT, "cudalab"), "serve", "--data", data, "--port", str(port),
                      "--host", "127.0.0.1", "--workers", "1", "--preset", preset,
-                     "--lab-timeout", "5", "--per-hour", "100", "--gpu-seconds-per-day", "100000"]
+                     "--lab-timeout", "5", "--per-hour", "100", "--gpu-seconds-per-day", "100000",
+                     # A killed worker's submission is graded again after 15 s, not 60.
+                     "--lease", "15"]
         if worker_folder:
             self.argv += ["--work", worker_folder]
         self.proc, self.starts, self.logs = None, 0, []
