@@ -47,14 +47,14 @@ struct TimedOutput {
   void* reference = nullptr;
   std::size_t count = 0;
   cudalab::Tolerance tol;
-  // When set: a tolerance per element (a device array of `count` floats) in place of tol.atol
-  // (lab 07: each row's bound, where one tolerance for rows of 1 to 4096 entries would let a file
-  // skip an entry of every short row).
-  const float* atol_each = nullptr;
   bool exact = false;
   // 0xFF: NaN, or -1 for integers. An integer output that may legitimately hold -1 needs a value
   // it never holds (lab 08's depths: 0x7E7E7E7E), or an element left unwritten would pass.
   unsigned char poison = 0xFF;
+  // When set: a tolerance per element (a device array of `count` floats) in place of tol.atol
+  // (lab 07: each row's bound, where one tolerance for rows of 1 to 4096 entries would let a file
+  // skip an entry of every short row). Last, so that the labs' positional initializers stay.
+  const float* atol_each = nullptr;
 };
 
 // The tolerance between the candidate's and the reference's outputs when each is within `exact` of
