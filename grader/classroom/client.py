@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""The student's client of the course's grading service (./cudalab login, submit, submissions).
+"""The student's client of the course's grading service (./cudalab login, submit, submissions,
+leaderboard).
 
     ./cudalab login --server URL --token T     check the token and keep it
     ./cudalab submit [--lab NN[,MM]] [--no-wait]
                                                hand in lab files, wait for the verdict
     ./cudalab submissions                      the submissions handed in, newest first
+    ./cudalab leaderboard [--opt-in | --opt-out] [--lab NN]
+                                               show your name on the leaderboards or not (default
+                                               not), or a lab's leaderboard
 
 Run from the repository root (the student's checkout or their release): ./cudalab sets
 PYTHONPATH and the folder. Only the standard library, so that students install nothing.
@@ -436,11 +440,75 @@ def wait(server, token, sub, page, out):
     out.write(console if console.endswith("\n") or not console else console + "\n")
     if sub.get("error"):
         out.write("submission %s: %s\n" % (sub["id"], " ".join(str(sub["error"]).split())))
+    late = after_deadline_labs(sub)
+    if late:
+        out.write("submission %s: lab(s) %s handed in after the deadline: graded, but it does not "
+                  "count for the grade\n" % (sub["id"], ", ".join(late)))
     out.write("submission %s: %s/%s points; its page: %s\n" % (
         sub["id"], points_text(sub.get("points")), points_text(sub.get("max_points")), page))
     out.flush()
     code = sub.get("exit_code")
     return code if isinstance(code, int) and 0 <= code < 256 else 1
+
+
+def after_deadline_labs(sub):
+    """The labs the service says SUB was handed in after the deadline of."""
+    late = sub.get("after_deadline")
+    if not isinstance(late, dict):
+        return []
+    return sorted(str(lab) for lab, after in late.items() if after is True)
+
+
+def cmd_leaderboard(args, root=ROOT, out=None):
+    out = out or sys.stdout
+    lab = None
+    if args.lab is not None:
+        labs = parse_labs(args.lab, lab_files(root))
+        if len(labs) != 1:
+            raise UsageError("--lab: name one lab")
+        lab = labs[0]
+    server, token = load_config()
+    try:
+        if args.opt_in or args.opt_out:
+            answer = request(server, token, "POST", "/api/me/leaderboard",
+                             json.dumps({"opt_in": bool(args.opt_in)}).encode(),
+                             "application/json")
+            if answer.get("opt_in") is True:
+                print("your name is shown on the leaderboards (./cudalab leaderboard --opt-out "
+                      "hides it)", file=out)
+            else:
+                print("your name is not shown on the leaderboards: others see your rows as "
+                      "anonymous", file=out)
+        elif lab is None:
+            me = request(server, token, "GET", "/api/me")
+            print("your name is %sshown on the leaderboards (--opt-in, --opt-out; --lab NN shows "
+                  "a lab's; its page: %s/leaderboard)" % ("" if me.get("leaderboard") else "not ",
+                                                         server), file=out)
+        if lab is not None:
+            board = request(server, token, "GET", "/api/leaderboard/%s" % lab)
+            show_board(board, server, out)
+    except Refused as e:
+        raise UsageError(refused_text(e))
+    return 0
+
+
+def show_board(board, server, out):
+    rows = board.get("rows") or []
+    head = "lab %s leaderboard" % board.get("lab")
+    if board.get("deadline"):
+        head += " (deadline %s)" % when_text(board["deadline"])
+    print(head + ": %s/leaderboard/%s" % (server, board.get("lab")), file=out)
+    if not rows:
+        print("no submission of this lab has passed every check yet", file=out)
+        return
+    table = [("rank", "r", "student")]
+    for r in rows:
+        ratio = r.get("r")
+        table.append((str(r.get("rank")), "%.3f" % ratio if isinstance(ratio, (int, float))
+                      else "?", str(r.get("name"))))
+    widths = [max(len(t[i]) for t in table) for i in range(2)]
+    for t in table:
+        print("  ".join([t[0].rjust(widths[0]), t[1].rjust(widths[1]), t[2]]), file=out)
 
 
 def cmd_submissions(args, out=None):
@@ -479,7 +547,7 @@ class Parser(argparse.ArgumentParser):
 
 def parse(argv):
     p = Parser(prog="cudalab", description="the course's grading service, for students")
-    sub = p.add_subparsers(dest="command", metavar="{login,submit,submissions}",
+    sub = p.add_subparsers(dest="command", metavar="{login,submit,submissions,leaderboard}",
                            parser_class=Parser)
     login = sub.add_parser("login", prog="cudalab login",
                            help="check the token the instructor gave you and keep it")
@@ -494,6 +562,14 @@ def parse(argv):
                         help="only hand in; ./cudalab submissions shows the verdict later")
     sub.add_parser("submissions", prog="cudalab submissions",
                    help="your submissions, newest first")
+    board = sub.add_parser("leaderboard", prog="cudalab leaderboard",
+                           help="show your name on the leaderboards or not, or see one")
+    choice = board.add_mutually_exclusive_group()
+    choice.add_argument("--opt-in", action="store_true",
+                        help="show your name on your rows of the leaderboards")
+    choice.add_argument("--opt-out", action="store_true",
+                        help="show your rows as anonymous (the default)")
+    board.add_argument("--lab", help="show this lab's leaderboard, e.g. 01")
     # A token may begin with "-" (secrets.token_urlsafe's alphabet has it), which argparse would
     # take for an option: the value after --token (or --server) is joined to it.
     joined, rest = [], list(argv)
@@ -504,19 +580,22 @@ def parse(argv):
         joined.append(arg)
     args = p.parse_args(joined)
     if args.command is None:
-        raise UsageError("no command (login, submit, submissions)")
+        raise UsageError("no command (login, submit, submissions, leaderboard)")
     return args
 
 
 def main(argv):
     command = argv[0] if argv and not argv[0].startswith("-") else None
-    prog = "cudalab" + (" " + command if command in ("login", "submit", "submissions") else "")
+    prog = "cudalab" + (" " + command if command in ("login", "submit", "submissions",
+                                                      "leaderboard") else "")
     try:
         args = parse(argv)
         if args.command == "login":
             return cmd_login(args)
         if args.command == "submit":
             return cmd_submit(args)
+        if args.command == "leaderboard":
+            return cmd_leaderboard(args)
         return cmd_submissions(args)
     except UsageError as e:
         print("%s: error: %s" % (prog, e), file=sys.stderr)

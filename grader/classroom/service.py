@@ -2,7 +2,7 @@
 
     python3 -m grader.classroom.service --data DIR [--port 8408] [--host 127.0.0.1]
         [--workers N | --gpus 0,1] [--lab-timeout S] [--preset ci|default] [--work DIR]
-        [--max-upload-bytes B] [--per-hour N] [--gpu-seconds-per-day S]
+        [--max-upload-bytes B] [--per-hour N] [--gpu-seconds-per-day S] [--deadlines FILE]
 
 Students without a GPU submit their lab files (a .tar.gz of them at their repository paths) over
 HTTP and get the instructor's verdict: the same grading as ./cudalab batch (scripts/batch.py: the
@@ -12,11 +12,19 @@ stops with it. The state is in DIR/service.sqlite (grader/classroom/store.py): a
 service or a killed worker loses no submission, and each submission gets exactly one verdict.
 
 The API (JSON; every error is {"error": "<one line>"} with a 4xx status): GET /api/health,
-GET /api/me, POST /api/submissions?labs=01,02, GET /api/submissions, GET /api/submissions/{id},
-GET /api/class, POST /api/students/{id}/revoke; auth with `Authorization: Bearer <token>`. The
-pages (Jinja2 templates, autoescaped): /login, / (a student's submissions, or the class for the
-instructor), /submissions/{id}, /class; auth with the cookie cudalab_token that /login sets.
-Tokens: python3 -m grader.classroom.roster (students), DIR/instructor-token (the instructor).
+GET /api/me, POST /api/me/leaderboard {"opt_in": bool}, POST /api/submissions?labs=01,02,
+GET /api/submissions, GET /api/submissions/{id}, GET /api/class, GET /api/leaderboard/{lab},
+POST /api/students/{id}/revoke; auth with `Authorization: Bearer <token>`. The pages (Jinja2
+templates, autoescaped): /login, / (a student's submissions, or the class for the instructor),
+/submissions/{id}, /class, /leaderboard/{lab}; auth with the cookie cudalab_token that /login
+sets. Tokens: python3 -m grader.classroom.roster (students), DIR/instructor-token (the instructor).
+
+Deadlines (--deadlines FILE, grader/classroom/deadlines.py; read again when the file changes):
+the submission that counts for a student and a lab is their last graded one made before the
+lab's deadline; a submission's page and GET /api/submissions/{id} say, per lab, whether it counts
+("counts", "deadline", "after_deadline"); the class page shows the counting one. The file's path
+is recorded in DIR for the export (python3 -m grader.classroom.export). The leaderboards:
+grader/classroom/leaderboard.py.
 """
 
 import argparse
@@ -48,6 +56,8 @@ if importlib.util.find_spec("fastapi") is None:
               "(scripts/setup service installs them)", file=sys.stderr)
         sys.exit(2)
 
+import json
+
 import jinja2
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -55,7 +65,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from grader.classroom import roster, store, worker as grading
+from grader.classroom import deadlines as deadline_rules
+from grader.classroom import leaderboard, roster, store, worker as grading
 
 ROOT = grading.ROOT
 batch = grading.batch
@@ -64,7 +75,10 @@ COOKIE = "cudalab_token"
 COOKIE_MAX_AGE = 120 * 86400  # a term
 MAX_REQUEST_BYTES = 64 * 1024  # any request body but an upload (a login form, a revoke)
 MAX_CONSOLE_BYTES = 512 * 1024  # of a grade's console shown
-DEFAULTS = {"max_upload_bytes": 1 << 20, "per_hour": 20, "gpu_seconds_per_day": 1800}
+DEFAULTS = {"max_upload_bytes": 1 << 20, "per_hour": 20, "gpu_seconds_per_day": 1800,
+            "deadlines": None}
+DEADLINES_SETTING = "deadlines_file"  # store's settings: the file the export reads too
+MAX_CACHED_ENTRIES = 4096  # the leaderboard's lab entries of done submissions' reports
 UNKNOWN_TOKEN = "unknown or revoked token"
 SUBMISSION_ID = re.compile(r"\d{1,15}")
 
@@ -166,7 +180,8 @@ def upload_key(files, labs, known):
 def make_app(data_dir, options=None):
     """The service's app on DIR (made when missing, with its database, seed and instructor
     token). OPTIONS (an object or a dict; missing ones take DEFAULTS): max_upload_bytes,
-    per_hour, gpu_seconds_per_day."""
+    per_hour, gpu_seconds_per_day, deadlines (a deadlines file's path; a DeadlineError when it
+    is malformed)."""
     data = os.path.abspath(data_dir)
     grading.prepare_data_dir(data)
     grading.ensure_seed(data)
@@ -177,7 +192,12 @@ def make_app(data_dir, options=None):
     gpu_per_day = float(option(options, "gpu_seconds_per_day"))
     known = batch.student_files(ROOT)
     labs_all = sorted(known)
+    lab_names = {lab: rel.split("/")[1][3:] for lab, rel in known.items()}  # "conv1d-basic"
     member_paths = list(known.values()) + batch.report_files(known)
+    rules = deadline_rules.Deadlines(option(options, "deadlines"), known)
+    # The export reads the same file (a service started without one has none).
+    store.set_setting(db(), DEADLINES_SETTING, rules.path)
+    entries = {}  # (submission id, lab) -> the lab's entry of its report.json (done: it stays)
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),
                                    autoescape=True, undefined=jinja2.StrictUndefined)
     templates.filters["num"] = lambda x: "-" if x is None else num(x)
@@ -258,14 +278,42 @@ def make_app(data_dir, options=None):
             raise ApiError(404, "no submission %s" % one_line(sub_id)[:40])
         return row
 
-    def brief(row, with_student):
+    def counted_for(student, rules_now):
+        """{lab: row} of the student's submissions that count."""
+        rows = store.list_submissions(db(), student)
+        return deadline_rules.counting(rows, rules_now).get(student, {})
+
+    def per_lab(row, rules_now, counted):
+        """[{lab, counts, deadline, after_deadline, counting_id, points, max_points}] of ROW."""
+        lab_points = store.decode(row, "lab_points") or {}
+        view = []
+        for lab in row["labs"].split(","):
+            status = deadline_rules.lab_status(row, lab, rules_now, counted)
+            points, max_points = (lab_points.get(lab) or [None, None])[:2]
+            view.append(dict(status, lab=lab, points=num(points), max_points=num(max_points)))
+        return view
+
+    def brief(row, with_student, rules_now, counted):
+        """COUNTED: {lab: row} of the submission's student's counting submissions."""
+        labs = per_lab(row, rules_now, counted)
         view = {"id": row["id"], "labs": row["labs"].split(","), "state": row["state"],
                 "created_at": iso(row["created_at"]), "finished_at": iso(row["finished_at"]),
                 "points": num(row["points"]), "max_points": num(row["max_points"]),
-                "url": "/submissions/%d" % row["id"]}
+                "url": "/submissions/%d" % row["id"],
+                "counts": {l["lab"]: l["counts"] for l in labs},
+                "after_deadline": {l["lab"]: l["after_deadline"] for l in labs}}
         if with_student:
             view["student"] = row["student"]
         return view
+
+    def briefs(rows, who):
+        rules_now = rules.get()
+        if who["instructor"]:
+            counted = deadline_rules.counting(store.done_submissions(db()), rules_now)
+        else:
+            counted = {who["student"]: counted_for(who["student"], rules_now)}
+        return [brief(r, who["instructor"], rules_now, counted.get(r["student"], {}))
+                for r in rows]
 
     def console_of(row):
         if row["state"] != "done":
@@ -284,7 +332,15 @@ def make_app(data_dir, options=None):
 
     def detail(row):
         conn = db()
+        rules_now = rules.get()
+        labs = per_lab(row, rules_now, counted_for(row["student"], rules_now))
         return {"id": row["id"], "student": row["student"], "labs": row["labs"].split(","),
+                # Per lab: whether this submission is the one that counts, the lab's deadline
+                # (ISO 8601, UTC; null: none) and whether it was made after it.
+                "counts": {l["lab"]: l["counts"] for l in labs},
+                "deadline": {l["lab"]: l["deadline"] for l in labs},
+                "after_deadline": {l["lab"]: l["after_deadline"] for l in labs},
+                "per_lab": labs,
                 "state": row["state"], "position": store.position(conn, row),
                 "eta_s": store.eta_seconds(conn, row), "created_at": iso(row["created_at"]),
                 "started_at": iso(row["started_at"]), "finished_at": iso(row["finished_at"]),
@@ -293,23 +349,77 @@ def make_app(data_dir, options=None):
                 "console": console_of(row), "error": row["error"],
                 "reused_from": row["reused_from"]}
 
+    def lab_cell(row, lab, rules_now):
+        lab_points = store.decode(row, "lab_points") or {}
+        points, max_points = (lab_points.get(lab) or [None, None])[:2]
+        return {"id": row["id"], "points": num(points), "max_points": num(max_points),
+                "state": row["state"], "created_at": iso(row["created_at"]),
+                "after_deadline": deadline_rules.after_deadline(row, lab, rules_now)}
+
     def class_view():
+        """Per student and lab: "counting", the submission that counts (the last graded one
+        before the lab's deadline), and "latest", their latest submission of the lab (any state,
+        after the deadline too)."""
         conn = db()
+        rules_now = rules.get()
         latest = store.latest_per_lab(conn)
+        counting = deadline_rules.counting(store.done_submissions(conn), rules_now)
         counted = store.submission_counts(conn)
         students = []
         for s in store.list_students(conn):
-            mine = {}
-            for lab, row in sorted(latest.get(s["id"], {}).items()):
-                lab_points = store.decode(row, "lab_points") or {}
-                points, max_points = lab_points.get(lab, [None, None])
-                mine[lab] = {"id": row["id"], "points": num(points), "max_points": num(max_points),
-                             "state": row["state"]}
+            mine = {lab: lab_cell(row, lab, rules_now)
+                    for lab, row in sorted(latest.get(s["id"], {}).items())}
+            counts = {lab: lab_cell(row, lab, rules_now)
+                      for lab, row in sorted(counting.get(s["id"], {}).items())}
             students.append({"id": s["id"], "name": s["name"], "revoked": bool(s["revoked"]),
-                             "submissions": counted.get(s["id"], 0), "latest": mine})
+                             "submissions": counted.get(s["id"], 0), "latest": mine,
+                             "counting": counts})
         queue = [{"id": r["id"], "student": r["student"], "labs": r["labs"].split(","),
                   "state": r["state"]} for r in store.queue(conn)]
-        return {"students": students, "queue": queue}
+        return {"students": students, "queue": queue,
+                "deadlines": {lab: deadline_rules.iso(rules_now.get(lab)) for lab in labs_all}}
+
+    def lab_entry_of(row, lab):
+        """The lab's entry of a done submission's report.json (cached: it does not change)."""
+        key = (row["id"], lab)
+        entry = entries.get(key, entries)  # (the dict itself: not there)
+        if entry is entries:
+            try:
+                with open(os.path.join(grading.result_dir(data, row), "report.json")) as f:
+                    entry = leaderboard.lab_entry(json.load(f), lab)
+            except (OSError, ValueError):
+                return None  # not cached: a folder being renamed
+            if len(entries) >= MAX_CACHED_ENTRIES:
+                entries.clear()
+            entries[key] = entry
+        return entry
+
+    def board(lab, who):
+        """The leaderboard of LAB as WHO sees it."""
+        if lab not in known:
+            raise ApiError(404, "no lab %s (labs: %s)" % (one_line(lab)[:20], ", ".join(labs_all)))
+        conn = db()
+        rules_now = rules.get()
+        counting = deadline_rules.counting(store.done_submissions(conn), rules_now)
+        students = {s["id"]: s for s in store.list_students(conn)}
+        found = []
+        for sid, mine in counting.items():
+            row = mine.get(lab)
+            if row is None or sid not in students or students[sid]["revoked"]:
+                continue
+            points, max_points = ((store.decode(row, "lab_points") or {}).get(lab) or
+                                  [None, None])[:2]
+            if row["error"] or points is None or not max_points or points != max_points:
+                continue  # not every point: no need to read its report
+            found.append({"student": sid, "name": students[sid]["name"],
+                          "entry": lab_entry_of(row, lab), "created_at": row["created_at"],
+                          "submission": row["id"]})
+        rows = leaderboard.standings(found, store.leaderboard_names(conn), who["student"])
+        view = {"lab": lab, "name": lab_names[lab], "deadline": iso(rules_now.get(lab)),
+                "rows": rows, "you": next((r for r in rows if r["you"]), None)}
+        if not who["instructor"]:
+            view["opted_in"] = store.opted_in(conn, who["student"])
+        return view
 
     def health():
         conn = db()
@@ -325,7 +435,36 @@ def make_app(data_dir, options=None):
 
     @app.get("/api/me")
     def api_me(request: Request):
-        return api_caller(request)
+        who = api_caller(request)
+        if who["instructor"]:
+            return who
+        return dict(who, leaderboard=store.opted_in(db(), who["student"]))
+
+    async def read_json_body(request):
+        body = await read_capped(request, MAX_REQUEST_BYTES, lambda n: "a request body of %d "
+                                 "bytes is over the limit of %d bytes" % (n, MAX_REQUEST_BYTES))
+        try:
+            return json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise ApiError(400, "the body is not JSON")
+
+    def set_opt_in(who, opt_in):
+        if who["instructor"]:
+            raise ApiError(403, "only a student opts in or out of the leaderboards")
+        store.set_leaderboard(db(), who["student"], opt_in)
+        return {"student": who["student"], "opt_in": opt_in}
+
+    @app.post("/api/me/leaderboard")
+    async def api_leaderboard_opt(request: Request):
+        who = await run_in_threadpool(api_caller, request)
+        body = await read_json_body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("opt_in"), bool):
+            raise ApiError(400, 'the body must be {"opt_in": true} or {"opt_in": false}')
+        return await run_in_threadpool(set_opt_in, who, body["opt_in"])
+
+    @app.get("/api/leaderboard/{lab}")
+    def api_leaderboard(lab: str, request: Request):
+        return board(lab, api_caller(request))
 
     @app.post("/api/submissions")
     async def api_submit(request: Request, labs: str = None):
@@ -406,7 +545,7 @@ def make_app(data_dir, options=None):
     def api_submissions(request: Request):
         who = api_caller(request)
         rows = store.list_submissions(db(), None if who["instructor"] else who["student"])
-        return {"submissions": [brief(r, who["instructor"]) for r in rows]}
+        return {"submissions": briefs(rows, who)}
 
     @app.get("/api/submissions/{sub_id}")
     def api_submission(sub_id: str, request: Request):
@@ -463,6 +602,7 @@ def make_app(data_dir, options=None):
         conn = db()
         return page("class.html", dict(common(who), students=view["students"],
                                        queue=view["queue"], health=health(),
+                                       deadlines=view["deadlines"],
                                        workers=store.list_workers(conn)))
 
     @app.get("/")
@@ -473,7 +613,7 @@ def make_app(data_dir, options=None):
         if who["instructor"]:
             return class_page(who)
         rows = store.list_submissions(db(), who["student"])
-        return page("student.html", dict(common(who), submissions=[brief(r, False) for r in rows],
+        return page("student.html", dict(common(who), submissions=briefs(rows, who),
                                          submission=None))
 
     @app.get("/submissions/{sub_id}")
@@ -491,6 +631,38 @@ def make_app(data_dir, options=None):
             return RedirectResponse("/login", status_code=303)
         instructor_only(who)
         return class_page(who)
+
+    @app.get("/leaderboard")
+    def leaderboard_index(request: Request):
+        who = page_caller(request)
+        if who is None:
+            return RedirectResponse("/login", status_code=303)
+        return RedirectResponse("/leaderboard/%s" % labs_all[0], status_code=303)
+
+    @app.get("/leaderboard/{lab}")
+    def leaderboard_page(lab: str, request: Request):
+        who = page_caller(request)
+        if who is None:
+            return RedirectResponse("/login", status_code=303)
+        return page("leaderboard.html", dict(common(who), board=board(lab, who),
+                                             lab_names=lab_names))
+
+    @app.post("/leaderboard/opt")
+    async def leaderboard_opt_form(request: Request):
+        """The page's button: the form's opt_in (1 or 0), then back to the form's lab."""
+        who = await run_in_threadpool(page_caller, request)
+        if who is None:
+            return RedirectResponse("/login", status_code=303)
+        body = await read_capped(request, MAX_REQUEST_BYTES, lambda n: "a form of %d bytes is "
+                                 "over the limit of %d bytes" % (n, MAX_REQUEST_BYTES))
+        form = urllib.parse.parse_qs(body.decode("utf-8", errors="replace"))
+        choice = (form.get("opt_in") or [""])[0]
+        lab = (form.get("lab") or [""])[0]
+        if choice not in ("0", "1"):
+            raise ApiError(400, "opt_in must be 1 or 0")
+        await run_in_threadpool(set_opt_in, who, choice == "1")
+        return RedirectResponse("/leaderboard/%s" % (lab if lab in known else labs_all[0]),
+                                status_code=303)
 
     @app.get("/static/style.css")
     def style():
@@ -638,6 +810,9 @@ def parse(argv):
     p.add_argument("--lease", type=int, default=store.LEASE_S,
                    help="seconds before a killed worker's submission is graded again "
                         "(default %d)" % store.LEASE_S)
+    p.add_argument("--deadlines", help="CSV lab,deadline (ISO 8601 with a timezone, e.g. "
+                   "01,2026-12-05T23:59:00Z): the submission that counts is the last one before "
+                   "its lab's deadline (read again when the file changes)")
     args = p.parse_args(argv)
     for name in ("lab_timeout", "max_upload_bytes", "per_hour", "gpu_seconds_per_day", "lease"):
         if getattr(args, name) < 1:
@@ -654,7 +829,10 @@ def main(argv):
     data = os.path.abspath(args.data)
     try:
         slots = worker_slots(args)
-    except batch.UsageError as e:
+        if args.deadlines:
+            args.deadlines = os.path.abspath(args.deadlines)
+            deadline_rules.read_deadlines(args.deadlines, batch.student_files(ROOT))
+    except (batch.UsageError, deadline_rules.DeadlineError) as e:
         print("serve: error: %s" % e, file=sys.stderr)
         return 2
     # The socket first: a port in use is one line, before any worker starts.

@@ -1,5 +1,6 @@
 """The class service's state in SQLite (DIR/service.sqlite, WAL): students, their tokens (a
-sha256 of each, never the token), the submissions' queue and the log of every grading attempt.
+sha256 of each, never the token), the submissions' queue and the log of every grading attempt,
+the leaderboard's opt-ins and the service's settings (the deadlines file it runs with).
 
 Every query of the service, the worker and the roster tool is a function here, on a connection
 from connect(). Connections are in autocommit mode: a function that must be atomic opens its own
@@ -89,6 +90,18 @@ CREATE TABLE IF NOT EXISTS gradings (
 );
 CREATE INDEX IF NOT EXISTS gradings_submission ON gradings(submission);
 CREATE INDEX IF NOT EXISTS gradings_started ON gradings(started_at);
+-- The students who show their name on the leaderboards (./cudalab leaderboard --opt-in); a
+-- student without a row has not opted in.
+CREATE TABLE IF NOT EXISTS leaderboard (
+    student TEXT PRIMARY KEY REFERENCES students(id),
+    opt_in INTEGER NOT NULL,
+    updated_at REAL NOT NULL
+);
+-- What the service runs with that the export must know too: 'deadlines_file' (its path).
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT
+);
 -- The workers' heartbeats: how many are alive (the health check, the ETA).
 CREATE TABLE IF NOT EXISTS workers (
     name TEXT PRIMARY KEY,
@@ -354,6 +367,46 @@ def latest_per_lab(conn):
 
 def submission_counts(conn):
     return dict(conn.execute("SELECT student, COUNT(*) FROM submissions GROUP BY student").fetchall())
+
+
+def done_submissions(conn):
+    """Every graded submission (state done), oldest first: what deadlines.counting() reads."""
+    return conn.execute("SELECT * FROM submissions WHERE state = 'done' ORDER BY id").fetchall()
+
+
+# ---- The leaderboard's opt-in, and the service's settings -------------------------------------
+
+
+def set_leaderboard(conn, sid, opt_in, now=None):
+    """The student shows their name on the leaderboards (OPT_IN true) or not."""
+    now = now_s() if now is None else now
+    conn.execute("INSERT INTO leaderboard (student, opt_in, updated_at) VALUES (?, ?, ?) "
+                 "ON CONFLICT(student) DO UPDATE SET opt_in = excluded.opt_in, "
+                 "updated_at = excluded.updated_at", (sid, 1 if opt_in else 0, now))
+
+
+def leaderboard_names(conn):
+    """The ids of the students who opted in."""
+    return {r[0] for r in conn.execute("SELECT student FROM leaderboard WHERE opt_in = 1")}
+
+
+def opted_in(conn, sid):
+    row = conn.execute("SELECT opt_in FROM leaderboard WHERE student = ?", (sid,)).fetchone()
+    return bool(row and row[0])
+
+
+def set_setting(conn, key, value):
+    """VALUE (a text, or None to remove it) for KEY."""
+    if value is None:
+        conn.execute("DELETE FROM settings WHERE key = ?", (key,))
+    else:
+        conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                     "SET value = excluded.value", (key, value))
+
+
+def get_setting(conn, key):
+    row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+    return None if row is None else row[0]
 
 
 # ---- The queue: claim, lease, finish ----------------------------------------------------------

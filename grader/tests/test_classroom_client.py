@@ -346,6 +346,55 @@ class Submit(TempRoot):
         self.assertEqual(lines[2].split(), ["1", "01", "done", "10/100"] + when[0] +
                          ["http://h:1/submissions/1"])
 
+    def test_a_submission_after_the_deadline_says_it_does_not_count(self):
+        fake = FakeService([
+            {"id": 7, "state": "queued", "position": 1, "eta_s": 3, "url": "/submissions/7"},
+            {"id": 7, "state": "done", "points": 90, "max_points": 200, "exit_code": 1,
+             "console": "table\n", "error": None, "counts": {"01": False, "02": True},
+             "after_deadline": {"01": True, "02": False}}])
+        out = io.StringIO()
+        with mock.patch.object(client, "request", fake):
+            client.cmd_submit(types.SimpleNamespace(lab="01,02", no_wait=False), root=self.root,
+                              out=out)
+        self.assertIn("submission 7: lab(s) 01 handed in after the deadline: graded, but it does "
+                      "not count for the grade\n", out.getvalue())
+
+    def test_leaderboard_opt_in_and_out(self):
+        for flags, answer, said in (((True, False), True, "your name is shown"),
+                                    ((False, True), False, "your name is not shown")):
+            fake = FakeService([{"student": "s01", "opt_in": answer}])
+            out = io.StringIO()
+            args = types.SimpleNamespace(opt_in=flags[0], opt_out=flags[1], lab=None)
+            with mock.patch.object(client, "request", fake):
+                self.assertEqual(client.cmd_leaderboard(args, root=self.root, out=out), 0)
+            method, path, body, content_type, token = fake.calls[0]
+            self.assertEqual((method, path, content_type, token),
+                             ("POST", "/api/me/leaderboard", "application/json", "t0k"))
+            self.assertEqual(json.loads(body), {"opt_in": flags[0]})
+            self.assertTrue(out.getvalue().startswith(said), out.getvalue())
+
+    def test_leaderboard_of_a_lab(self):
+        fake = FakeService([{"lab": "01", "deadline": None, "rows": [
+            {"rank": 1, "r": 0.5, "name": "Ada L", "you": False},
+            {"rank": 2, "r": 0.81234, "name": "you", "you": True},
+            {"rank": 3, "r": 1.5, "name": "anonymous", "you": False}]}])
+        out = io.StringIO()
+        args = types.SimpleNamespace(opt_in=False, opt_out=False, lab="conv1d-basic")
+        with mock.patch.object(client, "request", fake):
+            self.assertEqual(client.cmd_leaderboard(args, root=self.root, out=out), 0)
+        self.assertEqual(fake.calls[0][:2], ("GET", "/api/leaderboard/01"))
+        self.assertEqual(out.getvalue().splitlines(), [
+            "lab 01 leaderboard: http://h:1/leaderboard/01",
+            "rank      r  student",
+            "   1  0.500  Ada L",
+            "   2  0.812  you",
+            "   3  1.500  anonymous"])
+        fake = FakeService([{"lab": "01", "rows": []}])
+        out = io.StringIO()
+        with mock.patch.object(client, "request", fake):
+            client.cmd_leaderboard(args, root=self.root, out=out)
+        self.assertIn("no submission of this lab has passed every check yet", out.getvalue())
+
     def test_times_as_numbers_or_iso_text(self):
         self.assertEqual(client.parse_time(1795860000), 1795860000.0)
         self.assertEqual(client.parse_time("2026-11-28T10:00:00Z"), 1795860000.0)
@@ -383,12 +432,14 @@ class CommandLine(unittest.TestCase):
                            (["submit", "--lab", "99"], "unknown lab '99'"),
                            (["submit", "--bogus"], "unrecognized arguments"),
                            (["submit", "--lab"], "expected one argument"),
-                           (["submissions", "extra"], "unrecognized arguments")):
+                           (["submissions", "extra"], "unrecognized arguments"),
+                           (["leaderboard", "--opt-in", "--opt-out"], "not allowed with"),
+                           (["leaderboard", "--lab", "99"], "unknown lab '99'")):
             with self.subTest(argv=argv):
                 self.one_line(self.run_client(*argv), 2, text)
 
     def test_not_logged_in(self):
-        for argv in (["submit", "--lab", "01"], ["submissions"]):
+        for argv in (["submit", "--lab", "01"], ["submissions"], ["leaderboard", "--opt-in"]):
             self.one_line(self.run_client(*argv), 2,
                           "not logged in: run ./cudalab login --server URL --token T")
 

@@ -1,5 +1,6 @@
-"""Unit tests of the class service's store (grader/classroom/store.py) and the roster's parsing:
-no network, no build, a database in a temporary folder.
+"""Unit tests of the class service's store (grader/classroom/store.py), the roster's parsing, the
+per-lab deadlines and which submission counts (deadlines.py), and the leaderboard's ranking and
+opt-in naming (leaderboard.py): no network, no build, a database in a temporary folder.
 
     python3 -m unittest grader/tests/test_classroom_store.py     (from the repository root)
 """
@@ -9,12 +10,13 @@ import sqlite3
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-from grader.classroom import roster, store  # noqa: E402
+from grader.classroom import deadlines, leaderboard, roster, store  # noqa: E402
 
 T0 = 1_800_000_000.0  # the tests' clock
 
@@ -378,6 +380,208 @@ class RosterTest(unittest.TestCase):
                 roster.revoke(data, "nobody", out=quiet)
             conn.close()
         self.assertTrue(os.path.exists(os.path.join(data, "instructor-token")))
+
+
+# ---- Deadlines ---------------------------------------------------------------------------------
+
+KNOWN = {"01": "labs/01-conv1d-basic/conv1d_basic.cu", "02": "labs/02-conv1d-tiled/conv1d_tiled.cu"}
+DEADLINE_01 = 1796515140.0  # 2026-12-05T23:59:00Z
+
+
+class DeadlinesTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, "deadlines.csv")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, text):
+        with open(self.path, "w") as f:
+            f.write(text)
+        return self.path
+
+    def test_a_file_of_deadlines(self):
+        found = deadlines.read_deadlines(self.write(
+            "lab,deadline\n# lab 01 first\n01,2026-12-05T23:59:00Z\n\n"
+            "02-conv1d-tiled, 2026-12-06T00:59:00+01:00 \n"), KNOWN)
+        self.assertEqual(found, {"01": DEADLINE_01, "02": DEADLINE_01})
+        self.assertEqual(deadlines.iso(found["02"]), "2026-12-05T23:59:00Z")
+        # No header, nothing but comments: fine.
+        self.assertEqual(deadlines.parse_deadlines("01,2026-12-05T23:59:00Z\n", "f", KNOWN),
+                         {"01": DEADLINE_01})
+        self.assertEqual(deadlines.parse_deadlines("lab,deadline\n# none yet\n", "f", KNOWN), {})
+
+    def test_malformed_files_are_one_line_naming_the_line(self):
+        for text, why in (
+                ("01,2026-12-05T23:59:00\n", "line 1: deadline '2026-12-05T23:59:00' has no "
+                                             "timezone"),
+                ("01,2026-12-05\n", "has no timezone"),
+                ("lab,deadline\n01,next friday\n", "line 2: deadline 'next friday' not an ISO"),
+                ("01,2026-13-05T23:59:00Z\n", "not an ISO 8601 time"),
+                ("99,2026-12-05T23:59:00Z\n", "line 1: unknown lab '99' (labs: 01, 02)"),
+                ("01,2026-12-05T23:59:00Z\n01,2026-12-06T23:59:00Z\n",
+                 "line 2: lab 01 has a deadline on line 1 too"),
+                ("01,2026-12-05T23:59:00Z,x\n", "line 1: expected lab,deadline"),
+                ("01\n", "got 1 field(s)")):
+            with self.subTest(text=text):
+                with self.assertRaises(deadlines.DeadlineError) as caught:
+                    deadlines.read_deadlines(self.write(text), KNOWN)
+                message = str(caught.exception)
+                self.assertIn(why, message)
+                self.assertTrue(message.startswith(self.path), message)
+                self.assertNotIn("\n", message)
+        with self.assertRaisesRegex(deadlines.DeadlineError, "^cannot read the deadlines file "):
+            deadlines.read_deadlines(os.path.join(self.tmp.name, "missing.csv"), KNOWN)
+
+    def test_the_file_is_read_again_when_it_changes(self):
+        warnings = []
+        self.write("01,2026-12-05T23:59:00Z\n")
+        watched = deadlines.Deadlines(self.path, KNOWN, warnings.append)
+        self.assertEqual(watched.get(), {"01": DEADLINE_01})
+        self.write("01,2026-12-05T23:59:00Z\n02,2026-12-05T23:59:00Z\n")
+        os.utime(self.path, ns=(time.time_ns(), time.time_ns() + 10**9))
+        self.assertEqual(watched.get(), {"01": DEADLINE_01, "02": DEADLINE_01})
+        # Malformed while the service runs: the deadlines read before stay, said once.
+        self.write("01,someday\n")
+        self.assertEqual(watched.get(), {"01": DEADLINE_01, "02": DEADLINE_01})
+        self.assertEqual(watched.get(), {"01": DEADLINE_01, "02": DEADLINE_01})
+        self.assertEqual(len(warnings), 1)
+        self.assertIn("the deadlines read before stay", warnings[0])
+        # A malformed file at the start is the service's error (it exits 2 with it).
+        with self.assertRaises(deadlines.DeadlineError):
+            deadlines.Deadlines(self.path, KNOWN)
+        self.assertEqual(deadlines.Deadlines(None).get(), {})
+
+
+class CountingTest(unittest.TestCase):
+    """Which submission counts: the last graded one before the lab's deadline."""
+
+    setUp, tearDown, add = StoreTest.setUp, StoreTest.tearDown, StoreTest.add
+
+    def done(self, student, labs, created, state="done"):
+        sub_id = self.add(student, labs, now=created)
+        self.conn.execute("UPDATE submissions SET state = ? WHERE id = ?", (state, sub_id))
+        return sub_id
+
+    def counted(self, rules):
+        found = deadlines.counting(store.list_submissions(self.conn), rules)
+        return {sid: {lab: row["id"] for lab, row in mine.items()} for sid, mine in found.items()}
+
+    def test_the_last_before_the_deadline_counts(self):
+        d = T0 + 100
+        a1 = self.done("alice", ("01",), T0)
+        a2 = self.done("alice", ("01", "02"), T0 + 50)
+        a3 = self.done("alice", ("01",), T0 + 100)  # at the deadline: after it
+        a4 = self.done("alice", ("02",), T0 + 500)  # lab 02 has no deadline: it counts
+        b1 = self.done("bob", ("01",), T0 + 99.5)
+        self.done("bob", ("01",), T0 + 99.9, state="queued")  # not graded (yet): does not count
+        self.assertEqual(self.counted({"01": d}), {"alice": {"01": a2, "02": a4},
+                                                   "bob": {"01": b1}})
+        # Without deadlines the latest graded counts.
+        self.assertEqual(self.counted({}), {"alice": {"01": a3, "02": a4}, "bob": {"01": b1}})
+        # Each submission's status per lab, as its page and the API say it.
+        counted = deadlines.counting(store.list_submissions(self.conn), {"01": d})["alice"]
+        rows = {r["id"]: r for r in store.list_submissions(self.conn, "alice")}
+        self.assertEqual(deadlines.lab_status(rows[a3], "01", {"01": d}, counted), {
+            "counts": False, "deadline": deadlines.iso(d), "after_deadline": True,
+            "counting_id": a2})
+        self.assertEqual(deadlines.lab_status(rows[a2], "01", {"01": d}, counted)["counts"], True)
+        self.assertEqual(deadlines.lab_status(rows[a1], "01", {"01": d}, counted), {
+            "counts": False, "deadline": deadlines.iso(d), "after_deadline": False,
+            "counting_id": a2})
+        self.assertEqual(deadlines.lab_status(rows[a4], "02", {"01": d}, counted), {
+            "counts": True, "deadline": None, "after_deadline": False, "counting_id": a4})
+
+    def test_only_after_the_deadline_counts_nothing(self):
+        self.done("alice", ("01",), T0 + 200)
+        self.assertEqual(self.counted({"01": T0 + 100}), {})
+
+
+# ---- The leaderboard ---------------------------------------------------------------------------
+
+
+def lab_report(ratios, statuses=None, points=None):
+    """A lab's entry of a report: a correctness check (10 points) and one performance check per
+    ratio (20 points each)."""
+    checks = [{"check": "edge cases", "tags": "[correctness][lab01]", "points": 10, "max": 10,
+               "status": "passed", "measurements": {}}]
+    for i, r in enumerate(ratios):
+        checks.append({"check": "perf %d" % i, "tags": "[perf][lab01]", "points": 20, "max": 20,
+                       "status": "passed", "measurements": {} if r is None else {"ratio": r}})
+    for i, status in enumerate(statuses or []):
+        checks[i]["status"] = status
+        if status in ("failed", "skipped"):
+            checks[i]["points"] = 0
+    total = sum(c["points"] for c in checks)
+    return {"lab": "01", "name": "conv1d-basic", "points": total if points is None else points,
+            "max_points": sum(c["max"] for c in checks), "checks": checks}
+
+
+class LeaderboardTest(unittest.TestCase):
+    def entry(self, sid, entry, created=0.0):
+        return {"student": sid, "name": "Name of " + sid, "entry": entry, "created_at": created,
+                "submission": int(created)}
+
+    def test_fully_correct_only(self):
+        self.assertEqual(leaderboard.lab_score(lab_report([0.5, 2.0])), (True, 1.0))
+        # A failed, a skipped (no GPU) or a partial check, or no measured ratio: not ranked.
+        self.assertFalse(leaderboard.fully_correct(lab_report([1.0], ["failed"])))
+        self.assertFalse(leaderboard.fully_correct(lab_report([1.0], ["passed", "skipped"])))
+        partial = lab_report([1.0], ["passed", "partial"], points=25)
+        self.assertFalse(leaderboard.fully_correct(partial))
+        self.assertFalse(leaderboard.fully_correct({"lab": "01", "points": 0, "max_points": 0,
+                                                    "checks": []}))
+        self.assertFalse(leaderboard.fully_correct(None))
+        self.assertEqual(leaderboard.lab_score(lab_report([None])), (True, None))
+        rows = leaderboard.standings([
+            self.entry("a", lab_report([1.0], ["failed"])),
+            self.entry("b", lab_report([1.0], ["passed", "skipped"])),
+            self.entry("c", lab_report([None])),
+            self.entry("d", None),
+            self.entry("e", lab_report([0.9]))], {"a", "b", "c", "d", "e"})
+        self.assertEqual(rows, [{"rank": 1, "r": 0.9, "name": "Name of e", "you": False}])
+
+    def test_ranked_by_the_geometric_mean_ties_share_a_rank(self):
+        entries = [self.entry("slow", lab_report([2.0, 2.0]), 1),
+                   self.entry("fast", lab_report([0.25, 1.0]), 2),   # r = 0.5
+                   self.entry("tie-late", lab_report([0.8]), 9),
+                   self.entry("tie-early", lab_report([0.8]), 3)]
+        rows = leaderboard.standings(entries, {"slow", "fast", "tie-late", "tie-early"})
+        self.assertEqual([(r["rank"], r["r"], r["name"]) for r in rows], [
+            (1, 0.5, "Name of fast"), (2, 0.8, "Name of tie-early"),
+            (2, 0.8, "Name of tie-late"), (4, 2.0, "Name of slow")])
+
+    def test_names_only_of_those_who_opted_in_and_you(self):
+        entries = [self.entry("alice", lab_report([0.5]), 1),
+                   self.entry("bob", lab_report([0.7]), 2),
+                   self.entry("carol", lab_report([0.9]), 3)]
+        rows = leaderboard.standings(entries, {"bob"}, caller="carol")
+        self.assertEqual([(r["name"], r["you"]) for r in rows],
+                         [("anonymous", False), ("Name of bob", False), ("you", True)])
+        # The instructor (no caller) sees the same names; no row carries an id.
+        rows = leaderboard.standings(entries, {"bob"})
+        self.assertEqual([r["name"] for r in rows], ["anonymous", "Name of bob", "anonymous"])
+        self.assertEqual({k for r in rows for k in r}, {"rank", "r", "name", "you"})
+        self.assertFalse(any("alice" in str(r) or "carol" in str(r) for r in rows))
+
+    def test_opt_in_is_kept_in_the_store(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            conn = store.connect(os.path.join(tmp, "service.sqlite"))
+            for sid in ("alice", "bob"):
+                store.upsert_student(conn, sid, sid.title())
+            self.assertEqual(store.leaderboard_names(conn), set())  # out by default
+            self.assertFalse(store.opted_in(conn, "alice"))
+            store.set_leaderboard(conn, "alice", True)
+            store.set_leaderboard(conn, "bob", True)
+            store.set_leaderboard(conn, "bob", False)
+            self.assertEqual(store.leaderboard_names(conn), {"alice"})
+            self.assertTrue(store.opted_in(conn, "alice"))
+            store.set_setting(conn, "deadlines_file", "/x/deadlines.csv")
+            self.assertEqual(store.get_setting(conn, "deadlines_file"), "/x/deadlines.csv")
+            store.set_setting(conn, "deadlines_file", None)
+            self.assertIsNone(store.get_setting(conn, "deadlines_file"))
+            conn.close()
 
 
 if __name__ == "__main__":

@@ -18,10 +18,14 @@ attempt recorded as lost, three real gradings, one verdict per file, the compile
 saying so, no console holding the seed or the service's folders. Then a student's waiting
 `./cudalab submit --lab 01`
 on the idle service (a new file: a real grading) must print the table and exit with the grade's
-exit code; and bad input must each be a 4xx with one line of JSON, the service answering after
-it: no token, a wrong one, a revoked one, another student's submission, a body of 1 GiB (413
-before it is read), a tar of an escaping path and a link only, a body that is not gzip, an
-unknown lab. It prints the figures it measured and exits 0 only when every expectation holds.
+exit code; the service runs with a deadline for lab 01 (far ahead: every submission counts, and
+the API says so), `./cudalab export` makes the batch's files of the counting submissions (a row
+per student in grades.csv, a student's results.json), and a student opts in to the leaderboard
+(`./cudalab leaderboard --opt-in`; the board is empty without a GPU). Then bad input must each be a
+4xx with one line of JSON, the service answering after it: no token, a wrong one, a revoked one,
+another student's submission, a body of 1 GiB (413 before it is read), a tar of an escaping path
+and a link only, a body that is not gzip, an unknown lab. It prints the figures it measured and
+exits 0 only when every expectation holds.
 
 About a minute on 2 cores once the worker's framework is built (the killed worker's submission
 waits out a lease of 15 s, --lease; --work: the folder of a batch e2e run's workers, `$tmp/e2e/work`
@@ -68,6 +72,7 @@ BUILD_ALLOWANCE = 900  # and more when the worker folder is new: the framework i
 GATE_TIMEOUT = 600  # seconds the students and the test wait for each other at a step
 # Seconds for the killed worker's attempt to be recorded as lost: its lease (--lease 15) passes first.
 LOST_WITHIN = 120
+DEADLINE_01 = "2099-01-01T00:00:00Z"  # lab 01's deadline (--deadlines): every submission is before
 
 
 def log(text):
@@ -214,7 +219,7 @@ class Service:
                      "--host", "127.0.0.1", "--workers", "1", "--preset", preset,
                      "--lab-timeout", "5", "--per-hour", "100", "--gpu-seconds-per-day", "100000",
                      # A killed worker's submission is graded again after 15 s, not 60.
-                     "--lease", "15"]
+                     "--lease", "15", "--deadlines", os.path.join(work, "deadlines.csv")]
         if worker_folder:
             self.argv += ["--work", worker_folder]
         self.proc, self.starts, self.logs = None, 0, []
@@ -392,6 +397,8 @@ def main(argv):
     files = {"skeleton": read(LAB01), "answer": answer,
              "compile-error": answer + "\nthis is not C++;\n"}
 
+    with open(os.path.join(work, "deadlines.csv"), "w") as f:
+        f.write("lab,deadline\n01,%s\n" % DEADLINE_01)
     service = Service(work, data, free_port(), worker_folder)
     try:
         log("starting %s (worker folder %s, %s)" % (" ".join(service.argv[1:]), worker_folder,
@@ -589,6 +596,36 @@ def main(argv):
                lines[1].split()[0] == m.group(1),
                "./cudalab submissions lists the student's 4 submissions, newest first")
 
+        # Every submission graded: the last one counts (before lab 01's deadline), and the export
+        # makes the batch's files of the counting submissions.
+        expect(sub.get("counts") == {"01": True} and sub.get("deadline") == {"01": DEADLINE_01},
+               "the last submission counts, before lab 01's deadline (counts %s, deadline %s)" % (
+                   sub.get("counts"), sub.get("deadline")))
+        start = time.time()
+        exported = os.path.join(work, "export")
+        shutil.rmtree(exported, ignore_errors=True)
+        r = subprocess.run([os.path.join(ROOT, "cudalab"), "export", "--data", data, "--out",
+                            exported], capture_output=True, text=True)
+        export_s = time.time() - start
+        try:
+            with open(os.path.join(exported, "class", "grades.csv")) as f:
+                graded_rows = [row["student"] for row in csv.DictReader(f)]
+        except OSError:
+            graded_rows = []
+        expect(r.returncode == 0 and graded_rows == sids and os.path.isfile(
+            os.path.join(exported, "students", "s01", "results.json")),
+            "./cudalab export: grades.csv has a row per student (%d), s01's results.json "
+            "(exit %d, %.1f s)%s" % (len(graded_rows), r.returncode, export_s,
+                                     "" if r.returncode == 0 else ": " + r.stderr.strip()[-300:]))
+        r = cudalab(folder, "leaderboard", "--opt-in")
+        status, board = call_json(service.port, "GET", "/api/leaderboard/01", tokens["s02"])
+        rows = board.get("rows") if isinstance(board, dict) else None
+        expect(r.returncode == 0 and "is shown" in r.stdout and status == 200 and
+               isinstance(rows, list) and all(isinstance(x, dict) and x.get("name") in (
+                   "anonymous", "Student 1", "you") for x in rows),
+               "./cudalab leaderboard --opt-in, then lab 01's board as another student sees it "
+               "(%s row(s): none without a GPU)" % (len(rows) if isinstance(rows, list) else "no"))
+
         # Bad input: each a 4xx with one line of JSON; the service answers after it.
         bad = []
 
@@ -648,6 +685,7 @@ def main(argv):
         clients_s, STUDENTS, STUDENTS * SUBMITS))
     print("  all graded after         %.0f s" % graded_s)
     print("  time to verdict, idle    %.1f s (one lab, a real grading)" % to_verdict)
+    print("  export                   %.1f s (%d students)" % (export_s, STUDENTS))
     print("  total                    %.0f s" % total)
     if failures:
         print(service.tail())
