@@ -238,6 +238,21 @@ function(cudalab_add_lab name)
     endif()
     _cudalab_impl_object(${lab}_variant_answer "${variants_dir}/answer.cu" candidate "${interface_dir}")
     set(variants answer)
+    # With CUDALAB_CPU_ONLY_VARIANTS (the ci preset: CI has no GPU), only the variants whose
+    # verdict a machine without a GPU can reach are built: the plain answer, the cheats (most are
+    # stopped by the audit or the link), those whose link must fail, and those run on a technique
+    # check (the PTX rules). The others' tests say SKIPPED, as their GPU checks would.
+    set(cpu_judged answer)
+    set(technique_checks "")
+    file(GLOB check_sources "${grader_dir}/grade_*.cpp")
+    foreach(check_source IN LISTS check_sources)
+      file(STRINGS "${check_source}" check_lines REGEX "GRADED_CHECK\\(\"[^\"]+\", \"[^\"]*\\[technique\\]")
+      foreach(check_line IN LISTS check_lines)
+        if(check_line MATCHES "GRADED_CHECK\\(\"([^\"]+)\"")
+          list(APPEND technique_checks "${CMAKE_MATCH_1}")
+        endif()
+      endforeach()
+    endforeach()
     file(GLOB patches CONFIGURE_DEPENDS "${variants_dir}/*.patch")
     foreach(patch IN LISTS patches)
       get_filename_component(variant "${patch}" NAME)
@@ -272,6 +287,24 @@ function(cudalab_add_lab name)
       endif()
       if("${header}" MATCHES "(^|;)Link: rejected")
         list(APPEND link_rejected ${variant})
+      endif()
+      set(judged_here FALSE)
+      if(variant MATCHES "^cheat-" OR "${header}" MATCHES "(^|;)Link: rejected")
+        set(judged_here TRUE)
+      elseif("${header}" MATCHES "(^|;)Run: ([^;]*)")
+        set(run "${CMAKE_MATCH_2}")
+        if(run MATCHES "\\[technique\\]")
+          set(judged_here TRUE)
+        endif()
+        foreach(check IN LISTS technique_checks)
+          string(FIND "${run}" "${check}" at)
+          if(at GREATER -1)
+            set(judged_here TRUE)
+          endif()
+        endforeach()
+      endif()
+      if(judged_here)
+        list(APPEND cpu_judged ${variant})
       endif()
       # A variant whose Run selects no performance check times nothing: its test may share the GPU.
       if("${header}" MATCHES "(^|;)Run: ([^;]*)" AND NOT CMAKE_MATCH_2 MATCHES "perf")
@@ -430,6 +463,20 @@ function(cudalab_add_lab name)
     endif()
     target_link_libraries(${exe} PRIVATE ${lab}_support cudalab_grader_main)
     set_target_properties(${exe} PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+    # A variant a CPU cannot judge, in a build that makes only those: defined, not built.
+    string(REGEX REPLACE "^variant_" "" variant_of_role "${role}")
+    string(REPLACE "_" "-" variant_of_role "${variant_of_role}")
+    if(CUDALAB_CPU_ONLY_VARIANTS AND role MATCHES "^variant_" AND
+       NOT variant_of_role IN_LIST cpu_judged)
+      set(left_out ${exe} ${lab}_${role})
+      if(remote)
+        list(APPEND left_out ${library})
+      endif()
+      if(embed_ptx)
+        list(APPEND left_out ${ptx_targets})
+      endif()
+      set_target_properties(${left_out} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+    endif()
   endforeach()
 
   # The student's file links on its own, against the support library and the CUDA runtime only:
@@ -476,9 +523,15 @@ function(cudalab_add_lab name)
     if(NOT variant STREQUAL "answer")
       set(file_args --file "${variants_dir}/${variant}.patch")
     endif()
-    add_test(NAME ${lab}/variant/${variant}
-             COMMAND cudalab-variant check --grade $<TARGET_FILE:cudalab-grade> --lab ${id}
-                     --variant ${variant} ${file_args} ${link_args})
+    if(CUDALAB_CPU_ONLY_VARIANTS AND NOT variant IN_LIST cpu_judged)
+      add_test(NAME ${lab}/variant/${variant}
+               COMMAND "${CMAKE_COMMAND}" -E echo
+                       "SKIPPED: ${variant}'s verdict needs a GPU, and this build makes only the variants a CPU can judge (CUDALAB_CPU_ONLY_VARIANTS)")
+    else()
+      add_test(NAME ${lab}/variant/${variant}
+               COMMAND cudalab-variant check --grade $<TARGET_FILE:cudalab-grade> --lab ${id}
+                       --variant ${variant} ${file_args} ${link_args})
+    endif()
     # A cheat (cheat-*.patch) attacks the grader rather than making a mistake: its own label, so
     # that the cheats suite runs alone (ctest -L cheat).
     set(variant_label "${lab}/variant")
