@@ -60,29 +60,25 @@ __device__ void add_block_count(unsigned count, unsigned long long first,
   }
 }
 
-__global__ void count_mismatches_kernel(const float* got, const float* expected, std::size_t n,
-                                        double atol, double rtol, DeviceMismatches* counters) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  unsigned count = 0;
-  unsigned long long first = ~0ull;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    if (!within(got[i], expected[i], atol, rtol)) {
-      if (count++ == 0) first = i;
-    }
-  }
-  add_block_count(count, first, counters);
-}
+// The tolerance of element i: one for all, or one per element (count_mismatches_async's two forms).
+struct SameAtol {
+  double atol;
+  __device__ double operator()(std::size_t) const { return atol; }
+};
+struct AtolEach {
+  const float* atol;
+  __device__ double operator()(std::size_t i) const { return atol[i]; }
+};
 
-__global__ void count_mismatches_each_kernel(const float* got, const float* expected, std::size_t n,
-                                             const float* atol, double rtol,
-                                             DeviceMismatches* counters) {
+template <typename Atol>
+__global__ void count_mismatches_kernel(const float* got, const float* expected, std::size_t n,
+                                        Atol atol, double rtol, DeviceMismatches* counters) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   unsigned count = 0;
   unsigned long long first = ~0ull;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
-    if (!within(got[i], expected[i], atol[i], rtol)) {
+    if (!within(got[i], expected[i], atol(i), rtol)) {
       if (count++ == 0) first = i;
     }
   }
@@ -114,8 +110,8 @@ void fill_uniform_async(float* p, std::size_t n, std::uint64_t seed, float lo, f
 void count_mismatches_async(const float* got, const float* expected, std::size_t n, Tolerance tol,
                             DeviceMismatches* counters, cudaStream_t stream) {
   if (n == 0) return;
-  count_mismatches_kernel<<<kBlocks, kThreads, 0, stream>>>(got, expected, n, tol.atol, tol.rtol,
-                                                            counters);
+  count_mismatches_kernel<<<kBlocks, kThreads, 0, stream>>>(got, expected, n, SameAtol{tol.atol},
+                                                            tol.rtol, counters);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -123,8 +119,8 @@ void count_mismatches_async(const float* got, const float* expected, std::size_t
                             const float* atol, double rtol, DeviceMismatches* counters,
                             cudaStream_t stream) {
   if (n == 0) return;
-  count_mismatches_each_kernel<<<kBlocks, kThreads, 0, stream>>>(got, expected, n, atol, rtol,
-                                                                 counters);
+  count_mismatches_kernel<<<kBlocks, kThreads, 0, stream>>>(got, expected, n, AtolEach{atol}, rtol,
+                                                            counters);
   CUDA_CHECK(cudaGetLastError());
 }
 
