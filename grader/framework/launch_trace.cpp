@@ -42,7 +42,7 @@ void record_kernel(const CUpti_ActivityKernel10& k) {
       seen.threads += threads;
       return;
     }
-  records->push_back({k.name, 1, k.staticSharedMemory, k.dynamicSharedMemory, threads});
+  records->push_back({k.name, 1, k.staticSharedMemory, k.dynamicSharedMemory, threads, {}});
 }
 
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
@@ -102,6 +102,8 @@ LaunchTrace trace_launches(const std::function<void()>& work) {
   // whatever the call, so that a traced call looks like any other); what ran before is dropped.
   const bool remote_candidate = remote::active();
   if (remote_candidate) {
+    // The candidate process reads what each kernel executes (the performance counters).
+    remote::count_kernels();
     std::string ignored;
     remote::collect_kernels(&ignored);
   }
@@ -139,11 +141,15 @@ LaunchTrace trace_launches(const std::function<void()>& work) {
   if (remote_candidate) {
     if (const std::string e = remote::take_error(); !e.empty())
       return fail("your function's work failed: " + e);
-    std::string problem;
-    for (const remote::Kernel& k : remote::collect_kernels(&problem))
-      seen.push_back(
-          {k.name, static_cast<int>(k.launches), k.static_shared, k.dynamic_shared, k.threads});
+    std::string problem, counters_problem;
+    for (const remote::Kernel& k : remote::collect_kernels(&problem, &counters_problem))
+      seen.push_back({k.name, static_cast<int>(k.launches), k.static_shared, k.dynamic_shared,
+                      k.threads, k.counters});
     if (!problem.empty()) return fail("the launched kernels were " + problem);
+    trace.counted = counters_problem.empty();
+    trace.not_counted = counters_problem;
+  } else {
+    trace.not_counted = "not counted: the candidate runs in the grader's process";
   }
   trace.verified = true;
   trace.kernels = std::move(seen);

@@ -28,6 +28,9 @@ struct Measured {
   bool host_clocked = false;  // timed on the host's clock (the candidate in its own process)
   GpuReadings gpu;            // the GPU's state during the samples (NVML)
   std::string gpu_why_not;    // why it could not be read
+  // Why the samples give no time (work that cannot be told from the call's round trip): a
+  // verdict only after the outputs are compared, since a call that skipped its work gets here.
+  std::string timing_problem;
 };
 
 // What the GPU did during the samples: in the check's measurements and notes, and a warning
@@ -221,7 +224,13 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
     if (outputs != nullptr) outputs->after(launch, s);
     if (launch == 1 && ++rounds % 8 == 0) gpu.read();
   };
-  auto t = time_interleaved({candidate, reference}, stream.get(), options);
+  std::vector<Timing> t;
+  try {
+    t = time_interleaved({candidate, reference}, stream.get(), options);
+  } catch (const std::runtime_error& e) {
+    m.timing_problem = std::string("not timed: ") + e.what();
+    return m;
+  }
   gpu.read();
   m.gpu = gpu.readings();
   m.gpu_why_not = gpu.why_not();
@@ -346,6 +355,11 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   OutputChecks outputs(checks);
   const Measured m =
       measure_pair(candidate, reference, work, &outputs, policy.r_zero, both_remote());
+  if (!m.timing_problem.empty()) {
+    if (const std::string e = remote::take_error(); !e.empty()) FAIL(e);
+    if (const std::string p = outputs.problem(); !p.empty()) FAIL(p);
+    FAIL(m.timing_problem);
+  }
   const double credit = perf_credit(m.ratio, policy.r_full, policy.r_zero);
 
   measure("ratio", m.ratio);
@@ -437,6 +451,7 @@ void check_timing_harness(const Launch& reference, const Workload& work) {
       remote::active()
           ? std::vector<remote::Endpoint>{remote::Endpoint::reference, remote::Endpoint::reference}
           : std::vector<remote::Endpoint>{});
+  if (!m.timing_problem.empty()) FAIL(m.timing_problem);
   measure("ratio", m.ratio);
   measure("reference_ms", m.reference.median_ms);
   char line[256];

@@ -2,6 +2,7 @@
 
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <cxxabi.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -108,6 +109,8 @@ class ServeProcess {
                          !(no_records != nullptr && std::string(no_records) == "1");
     std::vector<std::string> arg_strings{server, library,
                                          records ? "--kernel-records" : "--no-kernel-records"};
+    counted_ = endpoint_ == Endpoint::candidate && records && counting;
+    if (counted_) arg_strings.emplace_back("--counters");
     std::vector<char*> argv;
     for (std::string& s : arg_strings) argv.push_back(s.data());
     argv.push_back(nullptr);
@@ -311,8 +314,15 @@ class ServeProcess {
   Endpoint endpoint_;
   pid_t pid_ = -1;
   int fd_ = -1;
-  bool ready_ = false;  // it said it is ready to serve
+  bool ready_ = false;    // it said it is ready to serve
+  bool counted_ = false;  // started with the performance counters
   std::thread output_;
+
+ public:
+  bool running() const { return pid_ > 0; }
+  bool counted() const { return counted_; }
+  // Whether processes started from now on read the counters (count_kernels()).
+  static inline bool counting = false;
 };
 
 ServeProcess& process(Endpoint e) {
@@ -503,7 +513,34 @@ double ping_ms(Endpoint to, int n, const std::function<void()>& before) {
   return ms.empty() ? 0.0 : ms[ms.size() / 2];
 }
 
-std::vector<Kernel> collect_kernels(std::string* error) {
+void count_kernels() {
+  ServeProcess::counting = true;
+  ServeProcess& candidate = process(Endpoint::candidate);
+  if (candidate.running() && !candidate.counted()) candidate.stop();
+}
+
+namespace {
+
+std::string demangled(const std::string& name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && d != nullptr ? d : name;
+  std::free(d);
+  return out;
+}
+
+// Whether the profiler's name of a range is the kernel CUPTI recorded as `name` (the mangled
+// name, or the demangled one with or without its parameters).
+bool same_kernel(const std::string& name, const std::string& range) {
+  if (range == name) return true;
+  const std::string d = demangled(name);
+  return range == d || (d.size() > range.size() && d.compare(0, range.size(), range) == 0 &&
+                        d[range.size()] == '(');
+}
+
+}  // namespace
+
+std::vector<Kernel> collect_kernels(std::string* error, std::string* counters_error) {
   std::vector<Kernel> kernels;
   std::string reply;
   try {
@@ -525,6 +562,27 @@ std::vector<Kernel> collect_kernels(std::string* error) {
     k.threads = r.i64();
     kernels.push_back(std::move(k));
   }
+  std::string counted_problem = r.text();
+  const std::uint32_t ranges = r.u32();
+  for (std::uint32_t i = 0; i < ranges; ++i) {
+    const std::string range = r.text();
+    std::map<std::string, double> values;
+    const std::uint32_t n = r.u32();
+    for (std::uint32_t j = 0; j < n; ++j) {
+      std::string key = r.text();
+      values[key] = r.f64();
+    }
+    auto found = std::find_if(kernels.begin(), kernels.end(), [&](const Kernel& kernel) {
+      return same_kernel(kernel.name, range);
+    });
+    if (found == kernels.end()) {
+      if (counted_problem.empty())
+        counted_problem = "counters of a kernel that was not recorded: " + range;
+      continue;
+    }
+    for (const auto& [key, value] : values) found->counters[key] += value;
+  }
+  if (counters_error != nullptr) *counters_error = counted_problem;
   return kernels;
 }
 

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -97,10 +98,18 @@ double ping_ms(Endpoint to, int n, const std::function<void()>& before);
 struct Kernel {
   std::string name;
   long long launches = 0, static_shared = 0, dynamic_shared = 0, threads = 0;
+  // What it executed, summed over its launches (the performance counters: keys of
+  // grader/serve/counters.h; "launches" is how many were counted); empty when not counted.
+  std::map<std::string, double> counters;
 };
 // The kernels run since the last collect_kernels(); `error` set when they could not be recorded
-// (under compute-sanitizer, or a CUPTI failure).
-std::vector<Kernel> collect_kernels(std::string* error);
+// (under compute-sanitizer, or a CUPTI failure); `counters_error`, when given, set to why the
+// counters could not be read ("not counted" unless count_kernels() came first).
+std::vector<Kernel> collect_kernels(std::string* error, std::string* counters_error = nullptr);
+
+// From now on the candidate process reads the performance counters of every kernel its calls
+// launch (a process already started without them is stopped: the next call starts one with them).
+void count_kernels();
 
 // Starts the process of `to` without waiting for it, so that its CUDA context is made while the
 // judge makes its inputs; its first call waits until it is ready. Does nothing when it runs, or

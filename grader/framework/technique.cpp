@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <set>
@@ -1083,7 +1084,81 @@ TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& ru
     return v;
   }
   v.message = "launched: " + passed;
+  if (rule.executed) {
+    // The execution signature: what ran, read from the hardware, never the PTX alone.
+    if (!trace.counted) {
+      v.status = TechniqueVerdict::Status::unverified;
+      v.message = rule.kernel +
+                  " passes in the PTX of your file, but what it executed could not be counted, "
+                  "so the technique is not verified: " +
+                  trace.not_counted;
+      return v;
+    }
+    ExecutedWork work;
+    for (const auto& launch : trace.kernels)
+      for (const auto& k : kernels) {
+        if (k.name != launch.name) continue;
+        const bool judged = named(k) || does_work(k);
+        for (const auto& [key, value] : launch.counters) {
+          work.all[key] += value;
+          if (judged) work.judged[key] += value;
+        }
+        break;
+      }
+    std::string summary;
+    if (const std::string why = rule.executed(work, &summary); !why.empty()) {
+      v.status = TechniqueVerdict::Status::fail;
+      v.message = (named_launched ? rule.kernel : std::string("the launched kernel")) +
+                  " ran, but what it executed is not the lesson's: " + why;
+      if (!summary.empty()) v.message += " (" + summary + ")";
+      return v;
+    }
+    if (!summary.empty()) v.message += "; executed " + summary;
+  }
   return v;
+}
+
+std::string per_unit_problem(double value, double low, double high, const std::string& what,
+                             const std::string& unit) {
+  if (value >= low && value <= high) return "";
+  char line[300];
+  if (value < low)
+    std::snprintf(line, sizeof line, "%.2f %s per %s, at least %.2f expected", value, what.c_str(),
+                  unit.c_str(), low);
+  else
+    std::snprintf(line, sizeof line, "%.2f %s per %s, at most %.2f expected", value, what.c_str(),
+                  unit.c_str(), high);
+  return line;
+}
+
+std::string executed_summary(const std::map<std::string, double>& counters, double units,
+                             const std::string& unit) {
+  // Warp-level counts as if every lane of a warp did one each (x32), per unit of work.
+  static const std::pair<const char*, const char*> shown[] = {
+      {"global_ld", "global loads"},
+      {"global_ld_sectors", "global-load sectors"},
+      {"shared_ld", "shared loads"},
+      {"shared_st", "shared stores"},
+      {"constant_ld", "indexed-constant requests"},
+      {"texture", "texture fetches"},
+      {"shfl", "shuffles"},
+      {"global_atom", "global atomics"},
+      {"global_red", "global reductions"},
+      {"local_ld", "local (spill) loads"}};
+  std::string out = "per " + unit + ":";
+  bool any = false;
+  for (const auto& [key, label] : shown) {
+    const auto it = counters.find(key);
+    if (it == counters.end() || units <= 0) continue;
+    const bool warp_level =
+        std::string(key).find("sectors") == std::string::npos && std::string(key) != "constant_ld";
+    char item[96];
+    std::snprintf(item, sizeof item, "%s %.2f %s", any ? "," : "",
+                  it->second * (warp_level ? 32.0 : 1.0) / units, label);
+    out += item;
+    any = true;
+  }
+  return any ? out : "";
 }
 
 void require_technique(const std::vector<TechniqueVerdict>& verdicts) {

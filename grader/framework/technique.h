@@ -215,6 +215,15 @@ struct LaunchedKernel {
   long long static_shared = 0;   // the largest over its launches, bytes
   long long dynamic_shared = 0;  // the smallest over its launches, bytes
   long long threads = 0;         // over all its launches: grid size x block size
+  // What it executed, summed over its launches, read from the GPU's performance counters
+  // (grader/serve/counters.h: e.g. "shared_ld", warp-level shared-memory load instructions);
+  // empty when they could not be read.
+  std::map<std::string, double> counters;
+  // One counter, 0 when it was not read.
+  double counter(const std::string& key) const {
+    const auto it = counters.find(key);
+    return it != counters.end() ? it->second : 0.0;
+  }
 };
 
 struct LaunchTrace {
@@ -222,7 +231,36 @@ struct LaunchTrace {
   std::string not_verified;             // why not ("no CUDA device", a CUPTI or device error)
   bool has_device = false;              // there is one: a trace not verified then fails the check
   std::vector<LaunchedKernel> kernels;  // in the order of their first launch
+  bool counted = false;                 // the kernels' counters were read
+  std::string not_counted;              // why not (privileges, the GPU, CUPTI)
 };
+
+// What the traced call's kernels executed, summed over their launches (LaunchedKernel::counters).
+struct ExecutedWork {
+  std::map<std::string, double> judged;  // the kernels the rule judges (its name, or its work)
+  std::map<std::string, double> all;     // every kernel of the candidate's file that ran
+  // One sum, 0 when not counted.
+  static double of(const std::map<std::string, double>& m, const std::string& key) {
+    const auto it = m.find(key);
+    return it != m.end() ? it->second : 0.0;
+  }
+};
+
+// A warp-level count (an instruction a warp executes once for its 32 lanes) per unit of work, as
+// if each lane did one: count x 32 / units. Sectors and requests are per unit as they are.
+inline double lanes_per_unit(double warp_count, double units) {
+  return units > 0 ? warp_count * 32.0 / units : 0.0;
+}
+
+// "" when `value` (a count per unit of work, e.g. per output) is within [low, high]; otherwise
+// "<value> <what> per <unit>, <expected>": the line an execution signature fails with.
+std::string per_unit_problem(double value, double low, double high, const std::string& what,
+                             const std::string& unit);
+
+// The counters of `work` per unit of work (`units` outputs, rows, edges...), for messages and
+// notes: "per output: 0.31 global-load sectors, 9.0 shared loads, ...".
+std::string executed_summary(const std::map<std::string, double>& counters, double units,
+                             const std::string& unit);
 
 // A technique check's rule, for one function of the candidate run under the trace.
 struct TechniqueRule {
@@ -235,6 +273,13 @@ struct TechniqueRule {
   // Which other launched kernels do the work the verdict is about; by default those with a
   // floating-point multiply fed from memory (a kernel that zeroes or copies an array is not).
   std::function<bool(const KernelAnalysis&)> does_work;
+  // The execution signature, on a GPU: what the launched kernels executed (their performance
+  // counters, summed) must be the lesson's; "" when it is, otherwise what is not, e.g.
+  // "2.1 global-memory sectors per output, 0.4 at most for a tiled kernel". Null: the PTX
+  // decides alone (a rule without a signature yet). The PTX is always the first gate; on a GPU a
+  // rule with a signature never passes without the counters.
+  // `summary` receives the figures the verdict read (per unit of work), for the check's note.
+  std::function<std::string(const ExecutedWork&, std::string* summary)> executed;
 };
 
 // A rule whose verdict reads the kernel's PTX alone, not its launch: `verdict(k, label)`.

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "counters.h"
 #include "serve_api.h"
 #include "wire.h"
 
@@ -60,6 +61,9 @@ struct KernelRecord {
 std::mutex records_mutex;
 std::map<std::string, KernelRecord> records;  // since the last collect
 std::vector<std::string> record_order;
+// Each launch once (a launch the counters replay is still one), with its name: the counters'
+// ranges are the launches in this order (correlation ids grow with the launches).
+std::map<std::uint32_t, std::string> launches;  // since the last collect, by correlation id
 bool tracing = false;
 std::string tracing_problem = "not recorded";
 
@@ -80,6 +84,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       continue;
     const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     if (k.name == nullptr) continue;
+    if (!launches.emplace(k.correlationId, k.name).second) continue;
     auto [it, fresh] = records.try_emplace(k.name);
     if (fresh) record_order.push_back(k.name);
     KernelRecord& r = it->second;
@@ -200,8 +205,13 @@ struct Mapping {
 class Server {
  public:
   static constexpr std::size_t kScratchBytes = 4096;
-  Server(cudalab_dispatch_fn dispatch, CUstream stream, CUdeviceptr scratch, CUfunction empty)
-      : dispatch_(dispatch), stream_(stream), scratch_(scratch), empty_(empty) {}
+  Server(cudalab_dispatch_fn dispatch, CUstream stream, CUdeviceptr scratch, CUfunction empty,
+         serve::KernelCounters* counters)
+      : dispatch_(dispatch),
+        stream_(stream),
+        scratch_(scratch),
+        empty_(empty),
+        counters_(counters) {}
 
   void serve() {
     std::string body;
@@ -285,9 +295,26 @@ class Server {
     c.args = args.data();
     c.nargs = static_cast<std::uint32_t>(args.size());
     c.stream = reinterpret_cast<cudaStream_t>(stream_);
+    std::size_t launched_before = 0;
+    if (counters_ != nullptr) {
+      launched_before = launched_so_far();
+      counters_->begin();
+    }
     const int rc = dispatch_(&c);
     // Everything the call started, on any stream of the context, is done before the answer.
     const CUresult sync = cuCtxSynchronize();
+    if (counters_ != nullptr) {
+      // The counters' ranges are this call's launches, in order.
+      std::vector<std::string> names;
+      {
+        launched_so_far();
+        std::lock_guard<std::mutex> lock(records_mutex);
+        std::size_t i = 0;
+        for (const auto& [id, name] : launches)
+          if (i++ >= launched_before) names.push_back(name);
+      }
+      counters_->end(names, &counted_);
+    }
     wire::Status status = wire::Status::ok;
     std::string error;
     if (rc == kBadArguments) {
@@ -312,6 +339,13 @@ class Server {
     for (const std::string& h : host) reply.text(h);
   }
 
+  // Launches recorded since the last collect, every record of the context's work so far in.
+  static std::size_t launched_so_far() {
+    if (tracing) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    std::lock_guard<std::mutex> lock(records_mutex);
+    return launches.size();
+  }
+
   void collect(wire::Writer& reply) {
     cuCtxSynchronize();
     if (tracing) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -328,6 +362,15 @@ class Server {
     }
     records.clear();
     record_order.clear();
+    launches.clear();
+    // What each kernel executed (the counters, when this process reads them).
+    reply.text(counters_ == nullptr ? "not counted" : counters_->problem());
+    reply.u32(static_cast<std::uint32_t>(counted_.size()));
+    for (const auto& [name, values] : counted_) {
+      reply.text(name).u32(static_cast<std::uint32_t>(values.size()));
+      for (const auto& [key, value] : values) reply.text(key).f64(value);
+    }
+    counted_.clear();
   }
 
   // The judge's allocation, mapped once and kept while calls use it.
@@ -365,6 +408,8 @@ class Server {
   CUstream stream_;
   CUdeviceptr scratch_;  // what an empty call clears, without the empty kernel
   CUfunction empty_;
+  serve::KernelCounters* counters_;  // null unless the grader asked for the counters
+  std::map<std::string, std::map<std::string, double>> counted_;  // since the last collect
   std::map<std::string, Mapping> mappings_;
   std::set<std::string> used_;
 };
@@ -379,12 +424,13 @@ int not_serving(const std::string& why) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool records_wanted = argc == 3 && std::strcmp(argv[2], "--no-kernel-records") != 0;
-  if (argc < 2 || argc > 3 || fcntl(kChannel, F_GETFD) < 0) {
+  const bool records_wanted = argc >= 3 && std::strcmp(argv[2], "--no-kernel-records") != 0;
+  const bool counters_wanted = argc == 4 && std::strcmp(argv[3], "--counters") == 0;
+  if (argc < 2 || argc > 4 || fcntl(kChannel, F_GETFD) < 0) {
     std::fprintf(stderr,
                  "cudalab-serve: started by a lab's grader only (usage: cudalab-serve LIBRARY "
-                 "[--kernel-records|--no-kernel-records], with the grader's channel on "
-                 "descriptor 3)\n");
+                 "[--kernel-records|--no-kernel-records [--counters]], with the grader's channel "
+                 "on descriptor 3)\n");
     return 2;
   }
   const std::string library = argv[1];
@@ -413,6 +459,8 @@ int main(int argc, char** argv) {
   else
     tracing_problem = "not recorded (under compute-sanitizer, which CUPTI does not run beside)";
   const CUfunction empty = load_empty_kernel();
+  // The performance counters, for a technique check: set up while threads are allowed.
+  serve::KernelCounters* counters = counters_wanted ? new serve::KernelCounters(context) : nullptr;
 
   // 2. and 3.
   forget_start(argc, argv);
@@ -433,7 +481,7 @@ int main(int argc, char** argv) {
   wire::Writer ready;
   ready.u8(static_cast<std::uint8_t>(wire::Status::ok));
   if (!wire::send_message(kChannel, ready.body())) _exit(1);
-  Server(dispatch, stream, warm, empty).serve();
+  Server(dispatch, stream, warm, empty, counters).serve();
   // No exit handlers, no destructors: nothing of the student's runs after the last call.
   _exit(0);
 }

@@ -589,7 +589,7 @@ TechniqueRule tile_rule() {
 LaunchTrace launched(const std::vector<std::string>& names) {
   LaunchTrace t;
   t.verified = t.has_device = true;
-  for (const auto& n : names) t.kernels.push_back({n, 1, 0, 0});
+  for (const auto& n : names) t.kernels.push_back({n, 1, 0, 0, 0, {}});
   return t;
 }
 
@@ -674,4 +674,60 @@ TEST_CASE("on a device the launched kernels are judged", "[grader][technique]") 
   CHECK(v.message ==
         "tiled_kernel passes, but it is never launched: your function launched "
         "zero_kernel");
+}
+
+TEST_CASE("on a device a rule with a signature judges what the kernels executed",
+          "[grader][technique]") {
+  // A tiled kernel whose counters show a load of the tile per output passes; one whose counters
+  // show the inputs read per tap from global memory fails, though its PTX passes.
+  TechniqueRule rule = tile_rule();
+  const double outputs = 1024;
+  rule.executed = [outputs](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, outputs, "output");
+    return per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0, 0.5,
+                            "global-load sectors", "output");
+  };
+  LaunchTrace t = launched({"zero_kernel", "tiled_kernel"});
+  t.counted = true;
+  t.kernels[0].counters = {{"global_ld_sectors", 0}, {"shared_ld", 0}};
+  t.kernels[1].counters = {{"global_ld_sectors", 160}, {"shared_ld", 288}};
+  TechniqueVerdict v = judge_technique(kTwoKernelsPtx, rule, t);
+  CHECK(v.status == TechniqueVerdict::Status::pass);
+  CHECK(v.message ==
+        "launched: tiled_kernel; executed per output: 0.16 global-load sectors, 9.00 shared loads");
+  t.kernels[1].counters["global_ld_sectors"] = 1500;
+  v = judge_technique(kTwoKernelsPtx, rule, t);
+  CHECK(v.status == TechniqueVerdict::Status::fail);
+  CHECK(v.message ==
+        "tiled_kernel ran, but what it executed is not the lesson's: 1.46 global-load sectors per "
+        "output, at most 0.50 expected (per output: 1.46 global-load sectors, 9.00 shared loads)");
+  // A kernel outside the rule's judgement (it zeroes) still counts in `all`.
+  t.kernels[1].counters["global_ld_sectors"] = 160;
+  t.kernels[0].counters["global_ld_sectors"] = 500;
+  CHECK(judge_technique(kTwoKernelsPtx, rule, t).status == TechniqueVerdict::Status::fail);
+  // Counters that could not be read: not verified, never passed; the PTX still fails first.
+  t.counted = false;
+  t.not_counted = "the driver reserves the GPU's performance counters to administrators";
+  v = judge_technique(kTwoKernelsPtx, rule, t);
+  CHECK(v.status == TechniqueVerdict::Status::unverified);
+  CHECK(v.message.find("could not be counted, so the technique is not verified: the driver") !=
+        std::string::npos);
+  TechniqueRule global = rule;
+  global.kernel = "global_kernel";
+  CHECK(judge_technique(kTwoKernelsPtx, global, launched({"global_kernel"})).status ==
+        TechniqueVerdict::Status::fail);
+  // A rule without a signature ignores the counters.
+  CHECK(judge_technique(kTwoKernelsPtx, tile_rule(), t).status == TechniqueVerdict::Status::pass);
+}
+
+TEST_CASE("per-unit figures and their bounds", "[grader][technique]") {
+  CHECK(per_unit_problem(0.4, 0, 0.5, "sectors", "output").empty());
+  CHECK(per_unit_problem(0.6, 0, 0.5, "sectors", "output") ==
+        "0.60 sectors per output, at most 0.50 expected");
+  CHECK(per_unit_problem(0.5, 1, 1e9, "shuffles", "row") ==
+        "0.50 shuffles per row, at least 1.00 expected");
+  CHECK(lanes_per_unit(10, 320) == 1.0);
+  CHECK(lanes_per_unit(10, 0) == 0.0);
+  CHECK(executed_summary({}, 10, "row").empty());
+  CHECK(executed_summary({{"shfl", 50}}, 320, "row") == "per row: 5.00 shuffles");
 }

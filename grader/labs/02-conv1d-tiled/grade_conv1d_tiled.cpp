@@ -17,9 +17,27 @@ using cudalab::grade::base_seed;
 GRADED_CHECK("kernel reads its input tile from shared memory", "[lab02][technique]", 10,
              Needs::host) {
   using namespace cudalab::grade;
-  const LaunchTrace trace =
-      trace_launches([] { conv1d::run_case(conv1d::worked_example(), lab02::kCandidate); });
-  require_candidate_technique(shared_tile_rule("conv1d_tiled_kernel", "the input tile"), trace);
+  // On a GPU, what ran: 2^16 outputs with a mask of 9. A tiled kernel reads each input from
+  // global memory once per block (tile + halo: about 1/8 of a 32-byte sector per output) plus the
+  // mask's 9 uniform loads (1 sector per warp each); an untiled one reads 9 inputs per output
+  // (about 4.5 sectors per warp and tap). The taps read the tile: shared loads, fewer than one
+  // per tap when a thread keeps several outputs and loads 16 bytes at once (the reference: 0.75
+  // per output on an H200).
+  const conv1d::Conv1dCase c = conv1d::integer_case("technique", 1 << 16, 9, base_seed());
+  const double outputs = static_cast<double>(c.x.size()), taps = 9;
+  TechniqueRule rule = shared_tile_rule("conv1d_tiled_kernel", "the input tile");
+  rule.executed = [=](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, outputs, "output");
+    std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0,
+                                     0.5 + taps / 32, "global-load sectors", "output");
+    if (!p.empty())
+      return p + ": the inputs must come from global memory once per tile, not once per tap";
+    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shared_ld"), outputs), 1, 1e9,
+                         "shared-memory loads", "output");
+    return p.empty() ? p : p + ": the taps must read the tile";
+  };
+  const LaunchTrace trace = trace_launches([&c] { conv1d::run_case(c, lab02::kCandidate); });
+  require_candidate_technique(rule, trace);
 }
 
 GRADED_CHECK("course worked example", "[lab02][correctness]", 10, Needs::gpu) {

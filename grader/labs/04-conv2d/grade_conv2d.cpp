@@ -20,12 +20,35 @@ using cudalab::grade::base_seed;
 GRADED_CHECK("kernel stages its input tile in shared memory", "[lab04][technique]", 10,
              Needs::host) {
   using namespace cudalab::grade;
-  const LaunchTrace trace = trace_launches([] {
+  // On a GPU, what ran on a 256 x 256 float image with a 5 x 5 mask: a tiled kernel reads each
+  // input from global memory once per tile (tile + halo: well under a 32-byte sector per output),
+  // where reading 25 taps per output costs about 4.5 sectors per warp and tap; the taps read the
+  // tile (shared loads: fewer than the taps when a thread keeps several outputs).
+  lab04::FloatCase c;
+  c.name = "technique, 256 x 256, 5 x 5";
+  c.width = c.height = 256;
+  c.mask_width = 5;
+  c.image.resize(static_cast<std::size_t>(c.width) * c.height);
+  for (std::size_t i = 0; i < c.image.size(); ++i) c.image[i] = static_cast<float>(i % 7) / 7.0f;
+  c.mask.assign(25, 1.0f / 25);
+  const double outputs = static_cast<double>(c.width) * c.height;
+  TechniqueRule rule = shared_tile_rule("conv2d_tiled_kernel", "the input tile (with its halo)");
+  rule.executed = [=](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, outputs, "output");
+    std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0, 1.0,
+                                     "global-load sectors", "output");
+    if (!p.empty())
+      return p + ": the inputs must come from global memory once per tile, not once per tap";
+    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shared_ld"), outputs), 1, 1e9,
+                         "shared-memory loads", "output");
+    return p.empty() ? p : p + ": the taps must read the tile";
+  };
+  const LaunchTrace trace = trace_launches([&c] {
     lab04::run_case(lab04::worked_example_float(), lab04::kCandidate);
     lab04::run_case(lab04::worked_example_8bit(), lab04::kCandidate);
+    lab04::run_case(c, lab04::kCandidate);
   });
-  require_candidate_technique(
-      shared_tile_rule("conv2d_tiled_kernel", "the input tile (with its halo)"), trace);
+  require_candidate_technique(rule, trace);
 }
 
 GRADED_CHECK("course worked example: sharpen gives 89", "[lab04][correctness]", 8, Needs::gpu) {

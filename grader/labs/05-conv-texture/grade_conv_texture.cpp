@@ -51,7 +51,7 @@ bool copies_memory(const KernelAnalysis& k) {
 GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][technique]", 8,
              Needs::host) {
   const std::string ptx = candidate_ptx();
-  const TechniqueRule conv =
+  TechniqueRule conv =
       ptx_rule("conv2d_texture_kernel", [](const KernelAnalysis& k, const std::string& label) {
         return tex_problem(k, label, false);
       });
@@ -60,12 +60,36 @@ GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][techniqu
         return tex_problem(k, label, true);
       });
   rotate.does_work = copies_memory;
-  const LaunchTrace conv_trace = trace_launches(
-      [] { lab05::run_conv_case(lab05::signal_case(64, 48, 2), lab05::kCandidateTexture); });
-  const LaunchTrace rotate_trace = trace_launches([] {
-    lab05::run_rotation_case(lab05::rotation_case(64, 48, 30.0, cudaAddressModeClamp),
-                             lab05::kCandidateRotation);
-  });
+  // On a GPU, what ran. The convolution (256 x 192, radius 2: 25 taps): the image through the
+  // texture unit, a fetch per output at least (fewer than the taps when a thread reuses them), and
+  // from global memory at most the mask (uniform loads: a sector per warp each) where reading the
+  // image there costs about 4.5 sectors per warp and tap. The rotation: a fetch per output.
+  const lab05::ConvCase conv_case = lab05::signal_case(256, 192, 2);
+  const double outputs = static_cast<double>(conv_case.w) * conv_case.h;
+  const double taps = (2.0 * conv_case.radius + 1) * (2.0 * conv_case.radius + 1);
+  conv.executed = [=](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, outputs, "output");
+    std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0,
+                                     1.0 + taps / 32, "global-load sectors", "output");
+    if (!p.empty()) return p + ": the image must be read through the texture, not global memory";
+    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "texture"), outputs), 1, 1e9,
+                            "texture fetches", "output");
+  };
+  const lab05::RotationCase rotation_case =
+      lab05::rotation_case(256, 192, 30.0, cudaAddressModeClamp);
+  const double pixels = static_cast<double>(rotation_case.w) * rotation_case.h;
+  rotate.executed = [=](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, pixels, "output");
+    std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / pixels, 0, 0.5,
+                                     "global-load sectors", "output");
+    if (!p.empty()) return p + ": the image must be read through the texture, not global memory";
+    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "texture"), pixels), 0.9, 1e9,
+                            "texture fetches", "output");
+  };
+  const LaunchTrace conv_trace =
+      trace_launches([&] { lab05::run_conv_case(conv_case, lab05::kCandidateTexture); });
+  const LaunchTrace rotate_trace =
+      trace_launches([&] { lab05::run_rotation_case(rotation_case, lab05::kCandidateRotation); });
   require_technique(
       {judge_technique(ptx, conv, conv_trace), judge_technique(ptx, rotate, rotate_trace)});
 }

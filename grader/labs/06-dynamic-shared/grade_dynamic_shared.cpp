@@ -27,6 +27,8 @@ using cudalab::grade::base_seed;
 
 namespace {
 
+// The reverse the technique checks trace: on a GPU, its counters per element.
+constexpr int kTechniqueReverseSize = 1 << 16;
 constexpr int kWidestMask = 255;  // the edge cases' widest mask; no compile-time limit here
 
 // Under compute-sanitizer (racecheck) the convolution checks take smaller inputs: racecheck's
@@ -46,7 +48,8 @@ using namespace cudalab::grade;
 // The two parts' calls, traced: a reverse, and a convolution at a tile the grader gives.
 LaunchTrace trace_reverse() {
   return trace_launches([] {
-    lab06::run_reverse_case(lab06::reverse_case(1000, 128, base_seed()), lab06::kCandidateReverse);
+    lab06::run_reverse_case(lab06::reverse_case(kTechniqueReverseSize, 128, base_seed()),
+                            lab06::kCandidateReverse);
   });
 }
 
@@ -66,10 +69,41 @@ TechniqueRule reverse_rule() {
   TechniqueRule rule =
       ptx_rule("reverse_kernel", [](const KernelAnalysis& k, const std::string& label) {
         if (std::string p = lab06::dynamic_shared_kernel_problem(k, label); !p.empty()) return p;
-        return stored_values_problem(k, label, kSharedSpace,
-                                     "each chunk must be written back from the shared array");
+        if (std::string p = stored_values_problem(
+                k, label, kSharedSpace, "each chunk must be written back from the shared array");
+            !p.empty())
+          return p;
+        // A reverse copies: what it writes is what the shared array holds, not a value read
+        // from global memory that a shared one merely scales.
+        int mixed = 0;
+        for (const auto& s : k.stored)
+          mixed += (s.sources & kSharedSpace) != 0 && (s.sources & kGlobalSpace) != 0;
+        if (mixed > 0)
+          return label + " (" + k.name + ") writes " + std::to_string(mixed) +
+                 " value(s) made from global memory as well as from the shared array: the "
+                 "reverse must write back what the shared array holds";
+        return std::string();
       });
   rule.does_work = copies_memory;
+  // On a GPU, what ran on 2^16 elements: each element goes through the shared array, its 4 bytes
+  // stored there and loaded back (the reference stores 16 bytes a thread: a quarter of a store
+  // instruction per element, 4 bytes).
+  rule.executed = [](const ExecutedWork& w, std::string* summary) {
+    const double n = kTechniqueReverseSize;
+    *summary = executed_summary(w.all, n, "element");
+    std::string p;
+    if (w.judged.count("shared_st_bytes") > 0) {
+      p = per_unit_problem(ExecutedWork::of(w.judged, "shared_st_bytes") / n, 3.9, 1e9,
+                           "bytes stored to shared memory", "element");
+      if (p.empty())
+        p = per_unit_problem(ExecutedWork::of(w.judged, "shared_ld_bytes") / n, 3.9, 1e9,
+                             "bytes loaded from shared memory", "element");
+    } else {
+      p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shared_st"), n), 0.2, 1e9,
+                           "shared-memory stores", "element");
+    }
+    return p.empty() ? p : p + ": every element must pass through the shared array";
+  };
   return rule;
 }
 

@@ -9,6 +9,8 @@
 // The technique checks read the candidate's PTX: the CSR vector kernel must reduce with warp
 // shuffles, the COO kernel must add into y with atomics. The sanitize label runs memcheck and
 // racecheck.
+#include <functional>
+
 #include "grading.h"
 #include "impls.h"
 #include "launch_trace.h"
@@ -23,13 +25,18 @@ namespace {
 // FAILs unless every kernel named `kernel` that the candidate's `format` launched (its PTX alone
 // without a GPU) has, with its helpers, an instruction starting with one of `opcodes`; `what` and
 // `why` word the failure.
-void require_instructions(Format format, const std::string& kernel,
-                          const std::vector<std::string>& opcodes, const std::string& what,
-                          const std::string& why) {
+// On a GPU, `signature` (when set) judges what the kernels executed on `signature_case` instead
+// of the worked example.
+void require_instructions(
+    Format format, const std::string& kernel, const std::vector<std::string>& opcodes,
+    const std::string& what, const std::string& why,
+    const std::function<std::string(const cudalab::grade::ExecutedWork&, std::string*)>& signature =
+        nullptr,
+    const lab07::MatrixCase* signature_case = nullptr) {
   using namespace cudalab::grade;
   std::string names;
   for (const std::string& op : opcodes) names += (names.empty() ? "" : " or ") + op;
-  const TechniqueRule rule =
+  TechniqueRule rule =
       ptx_rule(kernel, [=](const KernelAnalysis& k, const std::string& label) -> std::string {
         if (!k.problem.empty()) return label + " (" + k.name + "): " + k.problem;
         for (const std::string& op : opcodes)
@@ -37,8 +44,11 @@ void require_instructions(Format format, const std::string& kernel,
         return what + " in " + label + ":\nits PTX (" + k.name + ") has no " + names +
                " instruction; " + why;
       });
-  const LaunchTrace trace = trace_launches(
-      [format] { lab07::run_case(lab07::worked_example(), format, lab07::kCandidate); });
+  rule.executed = signature;
+  const LaunchTrace trace = trace_launches([format, signature_case] {
+    lab07::run_case(signature_case != nullptr ? *signature_case : lab07::worked_example(), format,
+                    lab07::kCandidate);
+  });
   require_candidate_technique(rule, trace);
 }
 
@@ -55,10 +65,31 @@ void grade_performance(PerfMatrix matrix, Format format) {
 }  // namespace
 
 GRADED_CHECK("CSR vector kernel reduces with warp shuffles", "[lab07][technique]", 5, Needs::host) {
-  require_instructions(Format::csr_vector, "spmv_csr_vector_kernel", {"shfl.sync"},
-                       "no warp shuffle",
-                       "the lanes of a row must combine their partial sums with "
-                       "__shfl_down_sync (registers), not through shared or global memory");
+  // On a GPU, what ran on the 2D Poisson matrix of a 256 x 256 grid (65 536 rows of up to 5
+  // entries): L lanes per row reduce with log2(L) shuffles each, L log2(L) per row (160 for a
+  // warp per row, 8 for 4 lanes); a thread per row has nothing to shuffle.
+  const lab07::MatrixCase c = lab07::perf_matrix(PerfMatrix::poisson_2d, base_seed(), 256);
+  const double rows = static_cast<double>(c.a.rows);
+  require_instructions(
+      Format::csr_vector, "spmv_csr_vector_kernel", {"shfl.sync"}, "no warp shuffle",
+      "the lanes of a row must combine their partial sums with __shfl_down_sync (registers), not "
+      "through shared or global memory",
+      [rows](const cudalab::grade::ExecutedWork& w, std::string* summary) -> std::string {
+        using namespace cudalab::grade;
+        *summary = executed_summary(w.all, rows, "row");
+        // Where the GPU counts no shuffles: a row's loads come from one warp's few lanes (about
+        // one warp load per row and array: 32 on this scale), where a thread per row shares
+        // each warp load among 32 rows (about 17 for rows of 5).
+        const bool shuffles = w.judged.count("shfl") > 0;
+        const std::string p =
+            shuffles
+                ? per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shfl"), rows), 3, 1e9,
+                                   "shuffles", "row")
+                : per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "global_ld"), rows),
+                                   24, 1e9, "global loads", "row");
+        return p.empty() ? p : p + ": several lanes must share each row and reduce with shuffles";
+      },
+      &c);
 }
 
 GRADED_CHECK("COO kernel adds into y with atomics", "[lab07][technique]", 5, Needs::host) {

@@ -1,0 +1,311 @@
+#include "counters.h"
+
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <cstring>
+
+namespace cudalab::serve {
+
+namespace {
+
+// Ranges per call: every launch of a call is one (lab 08's BFS launches one kernel per level).
+constexpr std::size_t kMaxRanges = 512;
+
+// A CUPTI parameter block: zeroed, its size set.
+template <typename T>
+T params(std::size_t size) {
+  T p{};
+  p.structSize = size;
+  return p;
+}
+
+CUpti_RangeProfiler_Object* as_profiler(void* p) {
+  return static_cast<CUpti_RangeProfiler_Object*>(p);
+}
+CUpti_Profiler_Host_Object* as_host(void* p) {
+  return static_cast<CUpti_Profiler_Host_Object*>(p);
+}
+
+CUpti_Profiler_Host_Object* new_host_object(const char* chip, const std::vector<unsigned char>& a) {
+  auto p = params<CUpti_Profiler_Host_Initialize_Params>(
+      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  p.pChipName = chip;
+  p.pCounterAvailabilityImage = a.data();
+  return cuptiProfilerHostInitialize(&p) == CUPTI_SUCCESS ? p.pHostObject : nullptr;
+}
+
+void delete_host_object(CUpti_Profiler_Host_Object* h) {
+  if (h == nullptr) return;
+  auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(
+      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  p.pHostObject = h;
+  cuptiProfilerHostDeinitialize(&p);
+}
+
+bool chip_counts(const char* chip, const std::vector<unsigned char>& availability,
+                 const char* metric) {
+  CUpti_Profiler_Host_Object* h = new_host_object(chip, availability);
+  if (h == nullptr) return false;
+  auto p = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  p.pHostObject = h;
+  p.ppMetricNames = &metric;
+  p.numMetrics = 1;
+  const bool ok = cuptiProfilerHostConfigAddMetrics(&p) == CUPTI_SUCCESS;
+  delete_host_object(h);
+  return ok;
+}
+
+}  // namespace
+
+const std::vector<CounterSpec>& counter_specs() {
+  // Warp-level instruction counts (a warp's load is one, whatever its active threads), sectors
+  // of 32 bytes, bytes, percent, nanoseconds.
+  static const std::vector<CounterSpec> specs = {
+      {"global_ld", {"smsp__sass_inst_executed_op_global_ld.sum"}},
+      {"global_st", {"smsp__sass_inst_executed_op_global_st.sum"}},
+      {"global_atom", {"smsp__sass_inst_executed_op_global_atom.sum"}},
+      {"global_red", {"smsp__sass_inst_executed_op_global_red.sum"}},
+      {"shared_ld", {"smsp__sass_inst_executed_op_shared_ld.sum"}},
+      {"shared_st", {"smsp__sass_inst_executed_op_shared_st.sum"}},
+      {"texture",
+       {"smsp__sass_inst_executed_op_texture.sum", "sm__sass_inst_executed_op_texture.sum"}},
+      {"shfl",
+       {"smsp__sass_inst_executed_op_shfl.sum", "smsp__inst_executed_op_shfl.sum",
+        "sm__sass_inst_executed_op_shfl.sum", "smsp__inst_executed_op_shfl_pred_on.sum"}},
+      {"constant_ld", {"idc__requests.sum"}},
+      {"shared_ld_bytes",
+       {"smsp__sass_data_bytes_mem_shared_op_ld.sum", "sm__sass_data_bytes_mem_shared_op_ld.sum"}},
+      {"shared_st_bytes",
+       {"smsp__sass_data_bytes_mem_shared_op_st.sum", "sm__sass_data_bytes_mem_shared_op_st.sum"}},
+      {"global_atom_threads",
+       {"smsp__sass_thread_inst_executed_op_global_atom.sum",
+        "sm__sass_thread_inst_executed_op_global_atom.sum"}},
+      {"local_ld", {"smsp__sass_inst_executed_op_local_ld.sum"}},
+      {"global_ld_sectors", {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"}},
+      {"texture_sectors", {"l1tex__t_sectors_pipe_tex_mem_texture.sum"}},
+      {"shared_ld_bank_conflicts", {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}},
+      {"shared_st_bank_conflicts", {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}},
+      {"dram_read_bytes", {"dram__bytes_read.sum"}},
+      {"dram_write_bytes", {"dram__bytes_write.sum"}},
+      {"occupancy_pct", {"sm__warps_active.avg.pct_of_peak_sustained_active"}},
+      {"warp_inst", {"smsp__inst_executed.sum"}},
+      {"ns", {"gpu__time_duration.sum"}},
+  };
+  return specs;
+}
+
+std::string KernelCounters::fail(const char* call, int result) {
+  const auto r = static_cast<CUptiResult>(result);
+  if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+      r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
+    return problem_ =
+               "the driver reserves the GPU's performance counters to administrators "
+               "(ERR_NVGPUCTRPERM): "
+               "allow them with the nvidia module option NVreg_RestrictProfilingToAdminUsers=0 "
+               "(see docs/setup.md, \"Performance counters\")";
+  const char* text = nullptr;
+  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown error";
+  return problem_ = std::string("CUPTI: ") + call + " failed: " + text;
+}
+
+KernelCounters::KernelCounters(CUcontext context) : context_(context) {
+  auto init =
+      params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  if (const CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+    fail("cuptiProfilerInitialize", r);
+    return;
+  }
+  CUdevice device = 0;
+  if (cuCtxGetDevice(&device) != CUDA_SUCCESS) {
+    problem_ = "no device for the counters";
+    return;
+  }
+  auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  chip.deviceIndex = static_cast<size_t>(device);
+  if (const CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
+    fail("cuptiDeviceGetChipName", r);
+    return;
+  }
+  auto enable =
+      params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+  enable.ctx = context_;
+  if (const CUptiResult r = cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerEnable", r);
+    return;
+  }
+  profiler_ = enable.pRangeProfilerObject;
+  auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  avail.ctx = context_;
+  if (const CUptiResult r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
+    fail("cuptiProfilerGetCounterAvailability", r);
+    return;
+  }
+  std::vector<unsigned char> availability(avail.counterAvailabilityImageSize);
+  avail.pCounterAvailabilityImage = availability.data();
+  if (const CUptiResult r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
+    fail("cuptiProfilerGetCounterAvailability", r);
+    return;
+  }
+  // Each counter under the first of its names this chip knows.
+  for (const CounterSpec& spec : counter_specs())
+    for (const char* metric : spec.metrics)
+      if (chip_counts(chip.pChipName, availability, metric)) {
+        keys_.push_back(spec.key);
+        metrics_.push_back(metric);
+        break;
+      }
+  if (metrics_.empty()) {
+    problem_ = std::string("CUPTI: none of the grader's counters is known on ") + chip.pChipName;
+    return;
+  }
+  CUpti_Profiler_Host_Object* host = new_host_object(chip.pChipName, availability);
+  host_ = host;
+  if (host == nullptr) {
+    problem_ = "CUPTI: cuptiProfilerHostInitialize failed";
+    return;
+  }
+  auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = host;
+  add.ppMetricNames = metrics_.data();
+  add.numMetrics = metrics_.size();
+  if (const CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
+    fail("cuptiProfilerHostConfigAddMetrics", r);
+    return;
+  }
+  auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = host;
+  if (const CUptiResult r = cuptiProfilerHostGetConfigImageSize(&size); r != CUPTI_SUCCESS) {
+    fail("cuptiProfilerHostGetConfigImageSize", r);
+    return;
+  }
+  config_.resize(size.configImageSize);
+  auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(
+      CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  image.pHostObject = host;
+  image.configImageSize = config_.size();
+  image.pConfigImage = config_.data();
+  if (const CUptiResult r = cuptiProfilerHostGetConfigImage(&image); r != CUPTI_SUCCESS) {
+    fail("cuptiProfilerHostGetConfigImage", r);
+    return;
+  }
+  auto data = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  data.pRangeProfilerObject = as_profiler(profiler_);
+  data.pMetricNames = metrics_.data();
+  data.numMetrics = metrics_.size();
+  data.maxNumOfRanges = kMaxRanges;
+  data.maxNumRangeTreeNodes = kMaxRanges;
+  if (const CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&data); r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerGetCounterDataSize", r);
+    return;
+  }
+  counter_data_.resize(data.counterDataSize);
+}
+
+void KernelCounters::begin() {
+  if (!problem_.empty()) return;
+  auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  init.pRangeProfilerObject = as_profiler(profiler_);
+  init.counterDataSize = counter_data_.size();
+  init.pCounterData = counter_data_.data();
+  if (const CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&init);
+      r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerCounterDataImageInitialize", r);
+    return;
+  }
+  auto config = params<CUpti_RangeProfiler_SetConfig_Params>(
+      CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  config.pRangeProfilerObject = as_profiler(profiler_);
+  config.configSize = config_.size();
+  config.pConfig = config_.data();
+  config.counterDataImageSize = counter_data_.size();
+  config.pCounterDataImage = counter_data_.data();
+  config.range = CUPTI_AutoRange;
+  config.replayMode = CUPTI_KernelReplay;
+  config.maxRangesPerPass = kMaxRanges;
+  config.numNestingLevels = 1;
+  config.minNestingLevel = 1;
+  config.passIndex = 0;
+  config.targetNestingLevel = 0;
+  if (const CUptiResult r = cuptiRangeProfilerSetConfig(&config); r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerSetConfig", r);
+    return;
+  }
+  auto start =
+      params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  start.pRangeProfilerObject = as_profiler(profiler_);
+  if (const CUptiResult r = cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerStart", r);
+    return;
+  }
+  started_ = true;
+}
+
+void KernelCounters::end(const std::vector<std::string>& names,
+                         std::map<std::string, std::map<std::string, double>>* sums) {
+  if (!started_) return;
+  started_ = false;
+  auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  stop.pRangeProfilerObject = as_profiler(profiler_);
+  if (const CUptiResult r = cuptiRangeProfilerStop(&stop); r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerStop", r);
+    return;
+  }
+  auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(
+      CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  decode.pRangeProfilerObject = as_profiler(profiler_);
+  if (const CUptiResult r = cuptiRangeProfilerDecodeData(&decode); r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerDecodeData", r);
+    return;
+  }
+  if (decode.numOfRangeDropped > 0) {
+    problem_ = "more than " + std::to_string(kMaxRanges) +
+               " kernel launches in one call: the counters of " +
+               std::to_string(decode.numOfRangeDropped) + " were dropped";
+    return;
+  }
+  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  info.pCounterDataImage = counter_data_.data();
+  info.counterDataImageSize = counter_data_.size();
+  if (const CUptiResult r = cuptiRangeProfilerGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
+    fail("cuptiRangeProfilerGetCounterDataInfo", r);
+    return;
+  }
+  if (info.numTotalRanges != names.size()) {
+    problem_ = "the counters saw " + std::to_string(info.numTotalRanges) +
+               " kernel launch(es) where the trace saw " + std::to_string(names.size());
+    return;
+  }
+  std::vector<double> values(metrics_.size());
+  for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
+    auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    eval.pHostObject = as_host(host_);
+    eval.pCounterDataImage = counter_data_.data();
+    eval.counterDataImageSize = counter_data_.size();
+    eval.rangeIndex = range;
+    eval.ppMetricNames = metrics_.data();
+    eval.numMetrics = metrics_.size();
+    eval.pMetricValues = values.data();
+    if (const CUptiResult r = cuptiProfilerHostEvaluateToGpuValues(&eval); r != CUPTI_SUCCESS) {
+      fail("cuptiProfilerHostEvaluateToGpuValues", r);
+      return;
+    }
+    std::map<std::string, double>& sum = (*sums)[names[range]];
+    sum["launches"] += 1;
+    for (std::size_t m = 0; m < keys_.size(); ++m) sum[keys_[m]] += values[m];
+  }
+}
+
+}  // namespace cudalab::serve
