@@ -685,6 +685,27 @@ def grade_submission(worker, b, item, more=None):
     return meta
 
 
+# What a technique check says when the GPU's performance counters could not be read (the check is
+# then not verified, never passed): grader/framework/technique.cpp, judge_technique.
+UNCOUNTED = "could not be counted, so the technique is not verified: "
+
+
+def uncounted_reason(report_path):
+    """Why the counters could not be read in this grade (report.json), or None when they were
+    (or no technique check needed them: without a GPU none runs)."""
+    try:
+        with open(report_path) as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        return None
+    for lab in report.get("labs", []):
+        for check in lab.get("checks", []):
+            message = check.get("message") or ""
+            if UNCOUNTED in message:
+                return message.split(UNCOUNTED, 1)[1].splitlines()[0]
+    return None
+
+
 def run_here(args, b):
     """Grades the batch on this machine: one worker per GPU."""
     check_no_live_jobs(b.out)
@@ -711,14 +732,21 @@ def run_here(args, b):
         for item in chosen:
             todo.put(item)
         progress = Progress(len(chosen))
+        uncounted = []  # why the counters cannot be read here, once a grade says so
 
         def work(worker):
-            while True:
+            while not uncounted:
                 try:
                     item = todo.get_nowait()
                 except queue.Empty:
                     return
                 meta = grade_submission(worker, b, item)
+                reason = uncounted_reason(os.path.join(b.student_dir(item[0]), "report.json"))
+                if reason and not args.allow_uncounted:
+                    # Not a verdict: that submission is graded again once the counters work.
+                    clear_outputs(b.student_dir(item[0]))
+                    uncounted.append(reason)
+                    return
                 graded = os.path.exists(os.path.join(b.student_dir(item[0]), "report.json"))
                 failed = meta["error"] or report_failed(b.student_dir(item[0]))
                 progress.finished(1 if failed else 0, 0 if graded else 1)
@@ -726,6 +754,11 @@ def run_here(args, b):
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
             for f in [pool.submit(work, w) for w in workers]:
                 f.result()
+        if uncounted:
+            raise UsageError(
+                "the GPU's performance counters cannot be read here (%s), so the technique "
+                "checks would not be verified; allow them (docs/setup.md, \"Performance "
+                "counters\") or grade anyway with --allow-uncounted" % uncounted[0])
     batch["finished_at"] = now()
     write_json(os.path.join(b.out, "batch.json"), batch)
     class_reports(b.out)
@@ -1102,6 +1135,10 @@ def parse(argv):
     p.add_argument("--build-timeout", type=int, default=900,
                    help="seconds for one submission's build (default 900)")
     p.add_argument("--jobs", type=int, default=0, help="untimed checks at once per worker (default: auto)")
+    p.add_argument("--allow-uncounted", action="store_true",
+                   help="grade even where the GPU's performance counters cannot be read (the "
+                   "technique checks with an execution signature are then not verified and earn "
+                   "nothing; by default the batch stops)")
     p.add_argument("--sandbox", default="auto", choices=["auto", "on", "off"],
                    help="the grade command's sandbox (default auto)")
     p.add_argument("--data-dir", default=os.environ.get("CUDALAB_DATA_DIR", os.path.join(ROOT, "data")),

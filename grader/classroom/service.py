@@ -694,6 +694,8 @@ class Supervisor:
         cmd = [sys.executable, "-m", "grader.classroom.worker", "--data", self.data,
                "--preset", self.args.preset, "--timeout", str(self.args.lab_timeout),
                "--lease", str(self.args.lease)]
+        if self.args.allow_uncounted:
+            cmd.append("--allow-uncounted")
         if self.args.work:
             cmd += ["--work", os.path.abspath(self.args.work)]
         if gpu is not None:
@@ -798,6 +800,10 @@ def parse(argv):
                    "without a GPU; 0: none, grade with python3 -m grader.classroom.worker)")
     w.add_argument("--gpus", help="the GPUs to grade on, one worker each, e.g. 0,1")
     p.add_argument("--lab-timeout", type=int, default=120, help="seconds per check (default 120)")
+    p.add_argument("--allow-uncounted", action="store_true",
+                   help="grade even where the GPU's performance counters cannot be read (the "
+                   "technique checks are then not verified; by default such a grade is no "
+                   "verdict: the submission gets an error naming the cause)")
     p.add_argument("--preset", default=os.environ.get("CUDALAB_PRESET", "default"),
                    help="CMake preset of the workers' builds (default: CUDALAB_PRESET or default)")
     p.add_argument("--work", help="where the workers' folders are (default DIR/work)")

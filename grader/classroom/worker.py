@@ -441,6 +441,15 @@ class Grader:
         except (OSError, ValueError):
             pass
         error = one_line(meta.get("error")) if meta.get("error") else None
+        # A GPU whose performance counters cannot be read gives no verdict on the technique
+        # checks: no grade at all, unless the instructor allowed it (--allow-uncounted).
+        uncounted = batch.uncounted_reason(os.path.join(tmp, "report.json"))
+        if uncounted and not getattr(self.args, "allow_uncounted", False):
+            self.log("the GPU's performance counters cannot be read: %s" % uncounted)
+            report = None
+            error = (
+                "not graded: this service's GPU cannot read its performance counters, which the "
+                "technique checks need (%s); the instructor has to allow them" % one_line(uncounted))
         if report is None and error is None:
             error = "the grade command wrote no report"
         result = {"error": error, "build_seconds": meta.get("build_seconds", 0.0),
@@ -519,6 +528,8 @@ def parse(argv):
     p.add_argument("--work", help="where the workers' folders are (default DIR/work)")
     p.add_argument("--timeout", type=int, default=120, help="seconds per check (default 120)")
     p.add_argument("--once", action="store_true", help="grade one queued submission, then exit")
+    p.add_argument("--allow-uncounted", action="store_true",
+                   help="keep a grade whose technique checks could not read the GPU's counters")
     p.add_argument("--lease", type=int, default=store.LEASE_S,
                    help="seconds a claim holds without a heartbeat: how long a killed worker's "
                         "submission waits before another worker grades it (default %d)" %

@@ -14,10 +14,14 @@
 
 namespace cudalab::grade {
 
+// Whether a trace also reads what each kernel executed (the GPU's performance counters, for a
+// rule with an execution signature): every launch is then replayed once per counter pass.
+enum class Counting { off, on };
+
 // Runs `work` (a call of the candidate's function on a small case) with kernel tracing on, and
 // returns the kernels that ran. Without a CUDA device `work` is not run and the trace says why it
 // is not verified; a CUPTI or device error gives an unverified trace marked as a grader problem.
 // Exceptions from `work` propagate once tracing is off.
-LaunchTrace trace_launches(const std::function<void()>& work);
+LaunchTrace trace_launches(const std::function<void()>& work, Counting counting = Counting::off);
 
 }  // namespace cudalab::grade

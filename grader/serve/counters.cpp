@@ -6,6 +6,8 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <unistd.h>
+
 #include <cstring>
 
 namespace cudalab::serve {
@@ -14,6 +16,17 @@ namespace {
 
 // Ranges per call: every launch of a call is one (lab 08's BFS launches one kernel per level).
 constexpr std::size_t kMaxRanges = 512;
+
+// The GPU's counters serve one profiling session at a time, device-wide: a call another process's
+// session holds (CUPTI_ERROR_HARDWARE_BUSY) is tried again for up to 60 s.
+template <typename Call>
+CUptiResult patiently(Call call) {
+  for (int attempt = 0;; ++attempt) {
+    const CUptiResult r = call();
+    if (r != CUPTI_ERROR_HARDWARE_BUSY || attempt >= 3000) return r;
+    usleep(20000);
+  }
+}
 
 // A CUPTI parameter block: zeroed, its size set.
 template <typename T>
@@ -135,7 +148,8 @@ KernelCounters::KernelCounters(CUcontext context) : context_(context) {
   auto enable =
       params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = context_;
-  if (const CUptiResult r = cuptiRangeProfilerEnable(&enable); r != CUPTI_SUCCESS) {
+  if (const CUptiResult r = patiently([&] { return cuptiRangeProfilerEnable(&enable); });
+      r != CUPTI_SUCCESS) {
     fail("cuptiRangeProfilerEnable", r);
     return;
   }
@@ -143,13 +157,15 @@ KernelCounters::KernelCounters(CUcontext context) : context_(context) {
   auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   avail.ctx = context_;
-  if (const CUptiResult r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
+  if (const CUptiResult r = patiently([&] { return cuptiProfilerGetCounterAvailability(&avail); });
+      r != CUPTI_SUCCESS) {
     fail("cuptiProfilerGetCounterAvailability", r);
     return;
   }
   std::vector<unsigned char> availability(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = availability.data();
-  if (const CUptiResult r = cuptiProfilerGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
+  if (const CUptiResult r = patiently([&] { return cuptiProfilerGetCounterAvailability(&avail); });
+      r != CUPTI_SUCCESS) {
     fail("cuptiProfilerGetCounterAvailability", r);
     return;
   }
@@ -237,14 +253,16 @@ void KernelCounters::begin() {
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 0;
-  if (const CUptiResult r = cuptiRangeProfilerSetConfig(&config); r != CUPTI_SUCCESS) {
+  if (const CUptiResult r = patiently([&] { return cuptiRangeProfilerSetConfig(&config); });
+      r != CUPTI_SUCCESS) {
     fail("cuptiRangeProfilerSetConfig", r);
     return;
   }
   auto start =
       params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   start.pRangeProfilerObject = as_profiler(profiler_);
-  if (const CUptiResult r = cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS) {
+  if (const CUptiResult r = patiently([&] { return cuptiRangeProfilerStart(&start); });
+      r != CUPTI_SUCCESS) {
     fail("cuptiRangeProfilerStart", r);
     return;
   }

@@ -451,5 +451,47 @@ class Service(unittest.TestCase):
         self.assertEqual(r.status_code, 401)
 
 
+class UncountedGrade(unittest.TestCase):
+    """A grade whose technique checks could not read the GPU's performance counters is no verdict
+    on the service, unless the instructor allowed it (serve --allow-uncounted)."""
+
+    def result(self, allow):
+        from grader.classroom import worker
+        g = object.__new__(worker.Grader)
+        g.args = type("Args", (), {"gpu": "0", "allow_uncounted": allow})()
+        g.seed_hash, g.name, g.logged = "h", "w", []
+        g.worker = type("Worker", (), {"tree": "/nonexistent/tree", "dir": "/nonexistent/dir"})()
+        g.work = g.data = "/nonexistent/data"
+        g.seed = 12345
+        g.log = g.logged.append
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        message = ("conv1d_tiled_kernel passes in the PTX of your file, but what it executed could "
+                   "not be counted, so the technique is not verified: the driver reserves the "
+                   "GPU's performance counters to administrators")
+        with open(os.path.join(tmp, "report.json"), "w") as f:
+            json.dump({"points": 90, "max_points": 100, "failed": False, "labs": [
+                {"lab": "02", "points": 90, "max_points": 100,
+                 "checks": [{"check": "kernel reads its input tile from shared memory",
+                             "status": "skipped", "message": message}]}]}, f)
+        with open(os.path.join(tmp, "grade.log"), "w") as f:
+            f.write("the table\n")
+        return g, g.result(tmp, {"compiled": {}})
+
+    def test_no_verdict_by_default(self):
+        g, r = self.result(False)
+        self.assertIsNone(r["points"])
+        self.assertEqual(r["exit_code"], 1)
+        self.assertTrue(r["error"].startswith("not graded: this service's GPU cannot read its "
+                                              "performance counters"))
+        self.assertIn("administrators", r["error"])
+        self.assertEqual(len(g.logged), 1)
+
+    def test_allowed(self):
+        _, r = self.result(True)
+        self.assertEqual(r["points"], 90)
+        self.assertIsNone(r["error"])
+
+
 if __name__ == "__main__":
     unittest.main()

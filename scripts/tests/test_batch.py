@@ -527,5 +527,40 @@ class Reports(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(folder, "analysis")))
 
 
+class UncountedCounters(unittest.TestCase):
+    """A grade whose technique checks could not read the GPU's performance counters stops the
+    batch (unless --allow-uncounted): such a check is not verified, and a class graded so would
+    lose those points for the machine's sake, not the students'."""
+
+    def report(self, messages):
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "report.json")
+        with open(path, "w") as f:
+            json.dump({"labs": [{"lab": "02", "checks": [
+                {"check": "c%d" % i, "message": m} for i, m in enumerate(messages)]}]}, f)
+        return path
+
+    def test_the_reason_is_found(self):
+        path = self.report([None, "conv1d_tiled_kernel passes in the PTX of your file, but what "
+                            "it executed could not be counted, so the technique is not verified: "
+                            "the driver reserves the GPU's performance counters to administrators"
+                            "\nmore"])
+        self.assertEqual(batch.uncounted_reason(path),
+                         "the driver reserves the GPU's performance counters to administrators")
+
+    def test_none_without_it(self):
+        self.assertIsNone(batch.uncounted_reason(self.report(
+            ["... was not verified (no CUDA device)", "launched: k"])))
+        self.assertIsNone(batch.uncounted_reason("/nonexistent/report.json"))
+        bad = self.report([])
+        with open(bad, "w") as f:
+            f.write("{not json")
+        self.assertIsNone(batch.uncounted_reason(bad))
+
+    def test_the_option(self):
+        self.assertFalse(batch.parse(["subs"]).allow_uncounted)
+        self.assertTrue(batch.parse(["subs", "--allow-uncounted"]).allow_uncounted)
+
+
 if __name__ == "__main__":
     unittest.main()

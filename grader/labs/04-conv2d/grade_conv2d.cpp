@@ -39,15 +39,17 @@ GRADED_CHECK("kernel stages its input tile in shared memory", "[lab04][technique
                                      "global-load sectors", "output");
     if (!p.empty())
       return p + ": the inputs must come from global memory once per tile, not once per tap";
-    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shared_ld"), outputs), 1, 1e9,
+    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shared_ld"), outputs), 0.2, 1e9,
                          "shared-memory loads", "output");
     return p.empty() ? p : p + ": the taps must read the tile";
   };
-  const LaunchTrace trace = trace_launches([&c] {
-    lab04::run_case(lab04::worked_example_float(), lab04::kCandidate);
-    lab04::run_case(lab04::worked_example_8bit(), lab04::kCandidate);
-    lab04::run_case(c, lab04::kCandidate);
-  });
+  const LaunchTrace trace = trace_launches(
+      [&c] {
+        lab04::run_case(lab04::worked_example_float(), lab04::kCandidate);
+        lab04::run_case(lab04::worked_example_8bit(), lab04::kCandidate);
+        lab04::run_case(c, lab04::kCandidate);
+      },
+      Counting::on);
   require_candidate_technique(rule, trace);
 }
 

@@ -86,10 +86,10 @@ GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][techniqu
     return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "texture"), pixels), 0.9, 1e9,
                             "texture fetches", "output");
   };
-  const LaunchTrace conv_trace =
-      trace_launches([&] { lab05::run_conv_case(conv_case, lab05::kCandidateTexture); });
-  const LaunchTrace rotate_trace =
-      trace_launches([&] { lab05::run_rotation_case(rotation_case, lab05::kCandidateRotation); });
+  const LaunchTrace conv_trace = trace_launches(
+      [&] { lab05::run_conv_case(conv_case, lab05::kCandidateTexture); }, Counting::on);
+  const LaunchTrace rotate_trace = trace_launches(
+      [&] { lab05::run_rotation_case(rotation_case, lab05::kCandidateRotation); }, Counting::on);
   require_technique(
       {judge_technique(ptx, conv, conv_trace), judge_technique(ptx, rotate, rotate_trace)});
 }

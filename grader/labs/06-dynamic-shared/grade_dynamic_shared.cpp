@@ -47,10 +47,12 @@ using namespace cudalab::grade;
 
 // The two parts' calls, traced: a reverse, and a convolution at a tile the grader gives.
 LaunchTrace trace_reverse() {
-  return trace_launches([] {
-    lab06::run_reverse_case(lab06::reverse_case(kTechniqueReverseSize, 128, base_seed()),
-                            lab06::kCandidateReverse);
-  });
+  return trace_launches(
+      [] {
+        lab06::run_reverse_case(lab06::reverse_case(kTechniqueReverseSize, 128, base_seed()),
+                                lab06::kCandidateReverse);
+      },
+      Counting::on);
 }
 
 LaunchTrace trace_conv() {

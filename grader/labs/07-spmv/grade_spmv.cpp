@@ -45,10 +45,12 @@ void require_instructions(
                " instruction; " + why;
       });
   rule.executed = signature;
-  const LaunchTrace trace = trace_launches([format, signature_case] {
-    lab07::run_case(signature_case != nullptr ? *signature_case : lab07::worked_example(), format,
-                    lab07::kCandidate);
-  });
+  const LaunchTrace trace = trace_launches(
+      [format, signature_case] {
+        lab07::run_case(signature_case != nullptr ? *signature_case : lab07::worked_example(),
+                        format, lab07::kCandidate);
+      },
+      signature ? Counting::on : Counting::off);
   require_candidate_technique(rule, trace);
 }
 
