@@ -14,11 +14,11 @@ namespace CUDALAB_IMPL {
 
 __global__ void conv1d_basic_kernel(const float* x, const float* mask, float* y, int width,
                                     int mask_width) {
-  // TODO(1): compute the index i of the output element this thread computes, from its block
-  //          and thread indices.
+  // TODO(1): compute i, the index of the output element this thread computes (one thread per
+  //          output across the whole grid).
   // TODO(2): threads of the last block may lie past the end of the output: make them do nothing.
-  // TODO(3): sum mask[j] * x[start + j] for j = 0 .. mask_width-1, where start is the input
-  //          index under mask[0]; inputs outside [0, width) are ghost elements and count as 0.
+  // TODO(3): compute the weighted sum of the mask_width inputs under the mask, centred on x[i];
+  //          inputs outside [0, width) are ghost elements and count as 0.
   // TODO(4): write the sum to y[i].
 }
 

@@ -20,14 +20,14 @@ static_assert(O_TILE_WIDTH <= 1024, "a block has at most 1024 threads");
 
 __global__ void conv1d_tiled_kernel(const float* x, const float* mask, float* y, int width,
                                     int mask_width) {
-  // TODO(1): declare the input tile in shared memory, sized for the widest mask:
-  //          O_TILE_WIDTH + kMaxMaskWidth - 1 floats.
-  // TODO(2): load the input tile: element k (0 <= k < O_TILE_WIDTH + mask_width - 1) is the input
-  //          at blockIdx.x * O_TILE_WIDTH - mask_width/2 + k; ghost inputs (outside
-  //          [0, width)) are 0. All threads of the block share the work.
+  // TODO(1): declare the input tile in shared memory. Its size must be known at compile time:
+  //          make it large enough for the widest mask the lab accepts (kMaxMaskWidth).
+  // TODO(2): load the input tile: the inputs under the block's output tile plus the halo on
+  //          each side, in order, with 0 for ghost inputs (outside [0, width)). All threads of
+  //          the block share the work, also those whose output lies past the end of y.
   // TODO(3): wait until the whole tile is loaded before any thread reads it.
-  // TODO(4): thread t computes output blockIdx.x * O_TILE_WIDTH + t (if it exists) from the
-  //          tile: sum over j of mask[j] * tile[t + j]; store it in y.
+  // TODO(4): each thread computes its output of the block's tile from the shared tile, not
+  //          from x, and stores it in y; a thread whose output lies past the end stores nothing.
 }
 
 void conv1d_tiled(const float* x, const float* mask, float* y, int width, int mask_width,

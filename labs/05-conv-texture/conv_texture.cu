@@ -35,14 +35,14 @@ TextureState& rotation_state() {
 
 __global__ void conv2d_global_kernel(const float* img, const float* mask, float* out, int w, int h,
                                      int radius) {
-  // TODO(1): one thread per output (x, y): skip threads outside the image, then sum
-  //          mask[dy + R][dx + R] * img[clamp(y + dy)][clamp(x + dx)] over dy, dx in [-R, R]
-  //          (clamp to [0, h-1] and [0, w-1]) and write out[y * w + x].
+  // TODO(1): one thread per output pixel (x, y); threads outside the image do nothing. Convolve
+  //          the image, read from global memory, with the mask of radius `radius`: a tap outside
+  //          the image reads the nearest edge pixel (clamp). Write the result to out.
 }
 
 void conv2d_global(const float* img, const float* mask, float* out, int w, int h, int radius,
                    cudaStream_t stream) {
-  // TODO(2): a 2D block (e.g. 16 x 16) and enough blocks to cover w x h.
+  // TODO(2): a 2D block and enough blocks to cover w x h.
   const dim3 block(1);
   const dim3 grid(1);
   conv2d_global_kernel<<<grid, block, 0, stream>>>(img, mask, out, w, h, radius);
@@ -52,14 +52,11 @@ void conv2d_global(const float* img, const float* mask, float* out, int w, int h
 void prepare_texture(const float* host_img, int w, int h) {
   TextureState& state = conv_state();
   state.reset();  // free the previous texture and array, if any
-  // TODO(3): allocate a w x h cudaArray of float (cudaCreateChannelDesc<float>(),
-  //          cudaMallocArray) and hand it to state.array.reset(...); copy host_img into it with
-  //          cudaMemcpy2DToArray (source pitch and width in BYTES: w * sizeof(float)).
-  // TODO(4): describe the resource (cudaResourceDesc, resType cudaResourceTypeArray) and the
-  //          sampling (cudaTextureDesc: cudaAddressModeClamp in both dimensions,
-  //          cudaFilterModePoint, cudaReadModeElementType, normalizedCoords = 0), create the
-  //          object with cudaCreateTextureObject and hand it to state.texture.reset(...);
-  //          set state.width and state.height.
+  // TODO(3): allocate a w x h cudaArray of float, hand it to state.array.reset(...), and copy
+  //          host_img into it.
+  // TODO(4): create a texture object over that array that reads it with clamp addressing in
+  //          both dimensions, point filtering, element-type reads and unnormalised coordinates;
+  //          hand it to state.texture.reset(...) and set state.width and state.height.
   (void)host_img;  // remove these three lines once you use the parameters
   (void)w;
   (void)h;
@@ -67,9 +64,8 @@ void prepare_texture(const float* host_img, int w, int h) {
 
 __global__ void conv2d_texture_kernel(cudaTextureObject_t tex, const float* mask, float* out, int w,
                                       int h, int radius) {
-  // TODO(5): TODO(1) with the image read through the texture:
-  //          tex2D<float>(tex, x + dx + 0.5f, y + dy + 0.5f) (a texel's centre; no clamping
-  //          needed: the texture clamps).
+  // TODO(5): TODO(1) with the image read through the texture instead of global memory; the
+  //          texture does the clamping.
 }
 
 void conv2d_texture(const float* mask, float* out, int w, int h, int radius, cudaStream_t stream) {
@@ -88,8 +84,8 @@ void conv2d_texture(const float* mask, float* out, int w, int h, int radius, cud
 void prepare_rotation(const float* host_img, int w, int h, cudaTextureAddressMode mode) {
   TextureState& state = rotation_state();
   state.reset();
-  // TODO(7): as TODO(3) and TODO(4), but with `mode` in both dimensions, cudaFilterModeLinear
-  //          and normalizedCoords = 1 (wrap and mirror work only with normalised coordinates).
+  // TODO(7): as TODO(3) and TODO(4), but with `mode` in both dimensions, linear filtering and
+  //          normalised coordinates (wrap and mirror work only with normalised coordinates).
   (void)host_img;  // remove these four lines once you use the parameters
   (void)w;
   (void)h;
@@ -97,9 +93,9 @@ void prepare_rotation(const float* host_img, int w, int h, cudaTextureAddressMod
 }
 
 __global__ void rotate_kernel(cudaTextureObject_t tex, float* out, int w, int h, float theta) {
-  // TODO(8): for the pixel (x, y): u0 = (x + 0.5f) / w - 0.5f, v0 = (y + 0.5f) / h - 0.5f,
-  //          u = u0 cos(theta) + v0 sin(theta) + 0.5f, v = -u0 sin(theta) + v0 cos(theta) + 0.5f,
-  //          out[y * w + x] = tex2D<float>(tex, u, v).
+  // TODO(8): one thread per output pixel (x, y) inside the image: the rotation of
+  //          conv_texture.h, one fetch from the texture at the rotated coordinates of the
+  //          pixel's centre, written to out.
 }
 
 void rotate(float* out, int w, int h, float theta, cudaStream_t stream) {

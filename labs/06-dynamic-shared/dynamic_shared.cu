@@ -27,14 +27,13 @@ namespace CUDALAB_IMPL {
 constexpr int kReverseBlock = 256;  // threads per block when the caller passes block_size = 0
 
 __global__ void reverse_kernel(const int* in, int* out, int n) {
-  // TODO(1): declare the block's chunk: an unsized extern __shared__ array of int. Its size is
-  //          the third launch parameter: one int per thread of the block.
-  // TODO(2): thread t copies in[blockIdx.x * blockDim.x + t], if it exists, into the chunk; then
-  //          wait until the whole chunk is in shared memory.
-  // TODO(3): write the chunk, reversed, to its mirrored place in out (in[i] goes to
-  //          out[n - 1 - i]). The last block's chunk may be shorter than the block. Let thread t
-  //          write the t-th element of the block's output range, so that a warp writes
-  //          consecutive addresses.
+  // TODO(1): declare the block's chunk: an unsized extern __shared__ array of int, whose size
+  //          the launch gives (TODO(4)).
+  // TODO(2): copy the block's chunk of `in`, one element per thread (the last chunk may be
+  //          shorter than the block), into shared memory; then wait until it is all there.
+  // TODO(3): write the chunk, reversed, to its mirrored place in out, so that out is the whole
+  //          of in reversed (for any n, a short last chunk included). The reversal happens in
+  //          shared memory: a warp's stores to out go to consecutive addresses.
 }
 
 void reverse(const int* in, int* out, int n, int block_size, cudaStream_t stream) {
@@ -65,13 +64,12 @@ constexpr int kConvBlock = 256;  // threads per block, whatever the tile width
 __global__ void conv1d_dynamic_kernel(const float* x, const float* mask, float* y, int width,
                                       int mask_width, int tile_width) {
   // TODO(5): declare the input tile: an unsized extern __shared__ array of float.
-  // TODO(6): load the input tile, all threads together: element k
-  //          (0 <= k < tile_width + mask_width - 1) is the input at
-  //          blockIdx.x * tile_width - mask_width/2 + k; ghost inputs (outside [0, width)) are 0.
-  //          Then wait until the whole tile is loaded.
-  // TODO(7): the block's outputs are blockIdx.x * tile_width + o, 0 <= o < tile_width (those
-  //          below width); a tile may be much wider than the block, so thread t computes
-  //          o = t, t + blockDim.x, t + 2 * blockDim.x, ... from the tile and stores them in y.
+  // TODO(6): load the input tile, all threads together: the inputs under the block's output
+  //          tile plus the halo on each side, with 0 for ghost inputs (outside [0, width)). The
+  //          tile may be much wider than the block. Then wait until the whole tile is loaded.
+  // TODO(7): compute every output of the block's tile that lies below width from the shared
+  //          tile and store it in y. A tile may be much wider than the block, so a thread
+  //          computes several outputs.
 }
 
 std::size_t conv_shared_bytes(int tile_width, int mask_width) {
@@ -83,9 +81,9 @@ std::size_t conv_shared_bytes(int tile_width, int mask_width) {
 
 int choose_tile_width(int mask_width) {
   // TODO(9): choose the output tile from the current device's limits, as the docs page
-  //          describes ("Choosing the tile"): the widest tile, kConvBlock times a power of two,
-  //          whose shared memory stays within the default limit per block and does not lower the
-  //          number of blocks an SM can hold (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+  //          describes ("Shared memory and occupancy: choosing the tile"): the widest tile,
+  //          kConvBlock times a power of two, whose shared memory stays within the default limit
+  //          per block and does not lower the number of blocks an SM can hold.
   (void)mask_width;  // remove this line once you use the parameter
   return kConvBlock;
 }
@@ -94,11 +92,9 @@ void conv1d_dynamic(const float* x, const float* mask, float* y, int width, int 
                     int tile_width, cudaStream_t stream) {
   // TODO(10): refuse bad requests with std::invalid_argument: a mask_width that is not odd and
   //           positive, a negative tile_width, and a tile whose conv_shared_bytes() exceed the
-  //           device's opt-in limit (cudaDevAttrMaxSharedMemoryPerBlockOptin); the message names
-  //           the bytes and the limit. tile_width 0 means choose_tile_width(mask_width). Above
-  //           the default limit (cudaDevAttrMaxSharedMemoryPerBlock), opt in first:
-  //           cudaFuncSetAttribute(conv1d_dynamic_kernel,
-  //                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes).
+  //           device's opt-in limit per block; the message names the bytes and the limit.
+  //           tile_width 0 means choose_tile_width(mask_width). Above the default limit per
+  //           block, opt the kernel in to the larger size before the launch.
   // TODO(11): one block of kConvBlock threads per output tile, the tile's bytes as the third
   //           launch parameter.
   const dim3 grid(1);

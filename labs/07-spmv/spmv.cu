@@ -31,34 +31,34 @@ constexpr int WARP_SIZE = 32;
 // ---------------------------------------------------------------------------------------------
 // 1. CSR scalar: thread per row.
 __global__ void spmv_csr_scalar_kernel(CsrView a, const float* x, float* y) {
-  // TODO(1): one thread per row i < a.rows: add up val[k] * x[col_idx[k]] for k in
-  //          [row_ptr[i], row_ptr[i+1]) and store the sum in y[i] (0 for an empty row).
+  // TODO(1): one thread per row i: store row i of A times x in y[i] (0 for an empty row).
+  //          Threads past the last row do nothing.
   (void)a, (void)x, (void)y;
 }
 
 // ---------------------------------------------------------------------------------------------
 // 2. CSR vector: a warp per row.
 __global__ void spmv_csr_vector_kernel(CsrView a, const float* x, float* y) {
-  // TODO(2): warp w (global thread index / 32) takes row w; lane l (threadIdx.x % 32) adds up
-  //          the entries l, l + 32, l + 64, ... of that row. Then combine the 32 partial sums
-  //          with __shfl_down_sync (offsets 16, 8, 4, 2, 1) and let lane 0 store y[row].
-  //          Every lane of the warp must take part in each shuffle, even on an empty row.
+  // TODO(2): one warp per row: the 32 lanes share the row's entries, neighbouring lanes reading
+  //          neighbouring entries (coalesced), then combine their 32 partial sums with warp
+  //          shuffles, and one lane stores y[row] (0 for an empty row). Every lane of the warp
+  //          must take part in each shuffle, even on an empty row.
   (void)a, (void)x, (void)y;
 }
 
 // ---------------------------------------------------------------------------------------------
 // 3. ELL: thread per row over column-major slots.
 __global__ void spmv_ell_kernel(EllView a, const float* x, float* y) {
-  // TODO(3): one thread per row i: for each slot k < width, the entry is at k * rows + i;
-  //          skip padding (column -1). Store the sum in y[i].
+  // TODO(3): one thread per row i over its width slots in the column-major layout of spmv.h;
+  //          padding (column -1) adds nothing. Store the sum in y[i], also when width is 0.
   (void)a, (void)x, (void)y;
 }
 
 // ---------------------------------------------------------------------------------------------
 // 4. COO: thread per element.
 __global__ void spmv_coo_kernel(CooView a, const float* x, float* y) {
-  // TODO(4): one thread per entry k < nnz: add val[k] * x[col[k]] into y[row[k]]. Several
-  //          threads add into the same y[row] at once: use atomicAdd.
+  // TODO(4): one thread per entry: add the entry's product with x into y at the entry's row.
+  //          Several threads add into the same element of y at once: use atomicAdd.
   (void)a, (void)x, (void)y;
 }
 
@@ -75,8 +75,8 @@ void spmv_csr_scalar(const CsrView& a, const float* x, float* y, cudaStream_t st
 
 void spmv_csr_vector(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
   if (a.rows == 0) return;
-  // TODO(6): enough blocks of BLOCK_SIZE threads for one WARP per row: rows * WARP_SIZE threads
-  //          (a long long: that product may not fit in an int for large matrices).
+  // TODO(6): enough blocks of BLOCK_SIZE threads for one WARP per row; count the threads in a
+  //          long long: for large matrices their number does not fit in an int.
   const long long threads = WARP_SIZE;
   const int blocks = static_cast<int>((threads + BLOCK_SIZE - 1) / BLOCK_SIZE);
   spmv_csr_vector_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
@@ -92,8 +92,8 @@ void spmv_ell(const EllView& a, const float* x, float* y, cudaStream_t stream) {
 
 void spmv_coo(const CooView& a, const float* x, float* y, cudaStream_t stream) {
   if (a.rows == 0) return;
-  // TODO(8): first set y to zero on `stream` (cudaMemsetAsync: all-zero bytes are 0.0f), then
-  //          launch one thread per entry (no launch when nnz is 0: a grid of 0 blocks is an error).
+  // TODO(8): first set y to zero on `stream`, then launch one thread per entry (no launch when
+  //          nnz is 0: a grid of 0 blocks is an error).
   const int blocks = 1;
   spmv_coo_kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(a, x, y);
   CUDA_CHECK(cudaGetLastError());

@@ -53,10 +53,10 @@ __global__ void bfs_init_kernel(int* depth, int num_vertices, int source) {
 
 __global__ void bfs_edge_level_kernel(const int* edge_src, const int* edge_dst, int num_edges,
                                       int* depth, int current_depth, int* done) {
-  // TODO(2): one thread per edge (u, v): if u has depth current_depth and v is not visited,
-  //          v gets current_depth + 1; the same the other way round. Whenever you write a
-  //          depth, set *done to 0. (Several threads may write the same vertex: see the docs
-  //          page on why that race is harmless here.)
+  // TODO(2): one thread per edge: when one end is at current_depth and the other end is not
+  //          visited, the other end gets the next depth; check both ways round. Whenever you
+  //          write a depth, set *done to 0. (Several threads may write the same vertex: see the
+  //          docs page on why that race is harmless here.)
   (void)edge_src, (void)edge_dst, (void)num_edges, (void)depth, (void)current_depth, (void)done;
 }
 
@@ -68,12 +68,12 @@ void bfs_edge_parallel(const int* edge_src, const int* edge_dst, int num_edges, 
       depth, num_vertices, source);
   CUDA_CHECK(cudaGetLastError());
   if (num_edges == 0) return;
-  // TODO(3): the host loop, for current_depth = 0, 1, 2, ...: set the device flag done to 1
-  //          (cudaMemcpyAsync from a host int, or cudaMemsetAsync), launch bfs_edge_level_kernel
-  //          over all edges, copy done back to the host (cudaMemcpyAsync, then
-  //          cudaStreamSynchronize(stream) before you read it), and stop when it is still 1.
+  // TODO(3): the host loop, one level per pass, current_depth = 0, 1, 2, ...: set the device
+  //          flag done to 1, launch bfs_edge_level_kernel over all edges, bring done back to the
+  //          host (read it only once the stream has finished), and stop when it is still 1.
   //          A BFS has fewer than num_vertices levels: never loop more often than that.
-  //          Check each launch with CUDA_CHECK(cudaGetLastError()).
+  //          Check each launch for errors. The loop replaces the single launch below; keep the
+  //          early return for a graph without edges.
   bfs_edge_level_kernel<<<1, 1, 0, stream>>>(edge_src, edge_dst, num_edges, depth, 0, done);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -83,11 +83,11 @@ void bfs_edge_parallel(const int* edge_src, const int* edge_dst, int num_edges, 
 __global__ void bfs_frontier_kernel(const int* row_ptr, const int* col_idx, const int* frontier,
                                     int frontier_size, int* depth, int next_depth,
                                     int* next_frontier, int* next_frontier_size) {
-  // TODO(4): one thread per vertex u = frontier[i] of the current frontier: for each neighbour
-  //          v of u (col_idx[row_ptr[u] .. row_ptr[u+1])), claim v if it is not visited, so
-  //          that exactly ONE thread succeeds even when several frontier vertices share v (an
-  //          atomic on depth[v]); the winner sets its depth to next_depth and appends v to
-  //          next_frontier at a slot taken with atomicAdd on *next_frontier_size.
+  // TODO(4): one thread per vertex of the current frontier (threads past its end do nothing):
+  //          claim each unvisited neighbour v so that exactly ONE thread succeeds even when
+  //          several frontier vertices share v (an atomic on depth[v]); the winner sets the
+  //          depth of v to next_depth and appends v to next_frontier, at a slot no other thread
+  //          gets (an atomic on *next_frontier_size).
   (void)row_ptr, (void)col_idx, (void)frontier, (void)frontier_size, (void)depth, (void)next_depth,
       (void)next_frontier, (void)next_frontier_size;
 }
@@ -95,9 +95,9 @@ __global__ void bfs_frontier_kernel(const int* row_ptr, const int* col_idx, cons
 void bfs_frontier(const int* row_ptr, const int* col_idx, int num_vertices, int source, int* depth,
                   const BfsWorkspace& ws, cudaStream_t stream) {
   check_arguments("bfs_frontier", num_vertices, 0, source);
-  // TODO(5): initialise the depths (bfs_init_kernel works here too) and the first frontier,
-  //          the queue ws.frontier = {source} of size 1. Then for each level while the frontier
-  //          is not empty: zero the next frontier's size (a device int: use ws.counters[0]),
+  // TODO(5): initialise the depths and the first frontier: the queue ws.frontier holding
+  //          only the source. Then for each level while the frontier is not empty: zero the
+  //          next frontier's size (a device int: use ws.counters[0]),
   //          launch bfs_frontier_kernel with one thread per frontier vertex (writing
   //          ws.next_frontier), copy the size back to the host (synchronize the stream before
   //          reading it), and swap the two queues. At most num_vertices levels.

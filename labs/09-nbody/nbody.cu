@@ -23,10 +23,10 @@ constexpr int kTileSize = 256;  // P: threads per block = source bodies per shar
 // 1. Naive all-pairs kernel
 
 __global__ void nbody_naive_kernel(const float4* bodies, float3* acc, int n, float eps2) {
-  // TODO(1): thread i (one per destination body, i < n) sums over every source body j:
-  //            d = r_j - r_i,  a_i += m_j d / (|d|^2 + eps2)^(3/2)
-  //          reading bodies[j] from global memory, and stores a_i in acc[i]. Use the
-  //          softening (eps2 = eps^2): it keeps the j = i term and coincident bodies finite.
+  // TODO(1): one thread per destination body i < n: its softened acceleration a_i (nbody.h),
+  //          summed over every source body, itself included, with the sources read from global
+  //          memory; store a_i in acc[i]. Use the softening (eps2 is its square): it keeps the
+  //          j = i term and coincident bodies finite.
 }
 
 void accelerations_naive(const float4* bodies, float3* acc, int n, float softening,
@@ -42,13 +42,13 @@ void accelerations_naive(const float4* bodies, float3* acc, int n, float softeni
 
 __global__ void nbody_tiled_kernel(const float4* bodies, float3* acc, int n, float eps2) {
   // TODO(3): declare the tile: kTileSize source bodies (float4, mass in w) in shared memory.
-  // TODO(4): thread t of block b owns destination body i = b * blockDim.x + t; keep r_i and its
-  //          acceleration in registers. Loop over the source tiles 0, P, 2P, ...: each thread
-  //          loads one source body of the tile into shared memory; wait until the tile is
-  //          complete; add the interactions with all P bodies of the tile; wait again before the
-  //          next tile overwrites it. n need not be a multiple of P: the last tile is partial,
-  //          and a source slot without a body must add nothing (a body of mass 0 adds nothing).
-  //          Every thread takes part in loading and in the barriers, also one whose i >= n.
+  // TODO(4): each thread owns one destination body and keeps it and its acceleration in
+  //          registers. The block brings the source bodies into the shared tile P at a time, each
+  //          thread loading one; every thread adds the interactions with the whole tile. No thread
+  //          may read a tile before it is complete, nor overwrite it while another still reads it.
+  //          n need not be a multiple of P: the last tile is partial, and a source slot without a
+  //          body must add nothing. Every thread takes part in loading and in the barriers, also
+  //          one without a body of its own.
   // TODO(5): store a_i in acc[i], for i < n only.
 }
 
@@ -64,13 +64,13 @@ void accelerations_tiled(const float4* bodies, float3* acc, int n, float softeni
 // 3. One leapfrog (kick-drift-kick) step
 
 __global__ void kick_drift_kernel(float4* bodies, float3* vel, const float3* acc, int n, float dt) {
-  // TODO(7): for body i < n: half a kick, v_i += a_i dt/2, then the drift, r_i += v_i dt (with
-  //          the new v_i). Leave the mass (w) as it is.
+  // TODO(7): for each body i < n: half a kick, then the drift with the new velocity (the
+  //          leapfrog of nbody.h). Leave the mass (w) as it is.
 }
 
 __global__ void kick_kernel(float3* vel, const float3* acc, int n, float dt) {
-  // TODO(8): for body i < n: the second half kick, v_i += a_i dt/2, with a_i at the new
-  //          positions.
+  // TODO(8): for each body i < n: the second half kick of the leapfrog, with the accelerations
+  //          at the new positions.
 }
 
 void leapfrog_step(float4* bodies, float3* vel, float3* acc, int n, float dt, float softening,
