@@ -1102,6 +1102,7 @@ TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& ru
         for (const auto& [key, value] : launch.counters) {
           work.all[key] += value;
           if (judged) work.judged[key] += value;
+          if (named(k)) work.named[key] += value;
         }
         break;
       }

@@ -237,8 +237,11 @@ struct LaunchTrace {
 
 // What the traced call's kernels executed, summed over their launches (LaunchedKernel::counters).
 struct ExecutedWork {
+  std::map<std::string, double> named;   // the kernels of the rule's name: lower bounds read
+                                         // these, so that another kernel cannot make up for them
   std::map<std::string, double> judged;  // the kernels the rule judges (its name, or its work)
-  std::map<std::string, double> all;     // every kernel of the candidate's file that ran
+  std::map<std::string, double> all;     // every kernel of the candidate's file that ran: upper
+                                         // bounds read these
   // One sum, 0 when not counted.
   static double of(const std::map<std::string, double>& m, const std::string& key) {
     const auto it = m.find(key);

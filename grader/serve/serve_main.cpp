@@ -1,10 +1,13 @@
 // cudalab-serve: the candidate process (docs/design.md, section 8; grader/framework/remote.h).
 //
-//   cudalab-serve <candidate library>     (started by a lab's grader, the channel on descriptor 3)
+//   cudalab-serve <candidate library> [--kernel-records|--no-kernel-records [--counters]]
+//   (started by a lab's grader, the channel on descriptor 3)
 //
 // In this order, before any code of the student's file exists in the process:
 //   1. its CUDA context, a stream, an empty kernel of its own, and CUPTI's kernel records (not
-//      under compute-sanitizer: the grader says so on the command line);
+//      under compute-sanitizer: the grader says so on the command line); for a technique check
+//      (--counters), the GPU's performance counters too: then every launch of a call is counted
+//      (counters.h), and the counts go back with the kernel records;
 //   2. an empty environment and an anonymous command line (nothing says how it is graded);
 //   3. a seccomp filter: no threads, no processes, no programs, no signal handlers or timers, no
 //      tracing of other processes, no signals but to itself;

@@ -718,6 +718,20 @@ TEST_CASE("on a device a rule with a signature judges what the kernels executed"
         TechniqueVerdict::Status::fail);
   // A rule without a signature ignores the counters.
   CHECK(judge_technique(kTwoKernelsPtx, tile_rule(), t).status == TechniqueVerdict::Status::pass);
+  // Lower bounds read the kernels of the rule's name only: another kernel's shared loads do not
+  // make up for them.
+  TechniqueRule lower = tile_rule();
+  lower.executed = [outputs](const ExecutedWork& w, std::string*) {
+    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_ld"), outputs), 1, 1e9,
+                            "shared loads", "output");
+  };
+  t.counted = true;
+  t.kernels[0].counters["shared_ld"] = 1000;
+  t.kernels[1].counters["shared_ld"] = 8;
+  v = judge_technique(kTwoKernelsPtx, lower, t);
+  CHECK(v.status == TechniqueVerdict::Status::fail);
+  CHECK(v.message.find("0.25 shared loads per output, at least 1.00 expected") !=
+        std::string::npos);
 }
 
 TEST_CASE("per-unit figures and their bounds", "[grader][technique]") {

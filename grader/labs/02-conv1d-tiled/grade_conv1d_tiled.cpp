@@ -32,7 +32,7 @@ GRADED_CHECK("kernel reads its input tile from shared memory", "[lab02][techniqu
                                      0.5 + taps / 32, "global-load sectors", "output");
     if (!p.empty())
       return p + ": the inputs must come from global memory once per tile, not once per tap";
-    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shared_ld"), outputs), 0.2, 1e9,
+    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_ld"), outputs), 0.2, 1e9,
                          "shared-memory loads", "output");
     return p.empty() ? p : p + ": the taps must read the tile";
   };

@@ -72,7 +72,7 @@ GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][techniqu
     std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0,
                                      1.0 + taps / 32, "global-load sectors", "output");
     if (!p.empty()) return p + ": the image must be read through the texture, not global memory";
-    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "texture"), outputs), 1, 1e9,
+    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "texture"), outputs), 1, 1e9,
                             "texture fetches", "output");
   };
   const lab05::RotationCase rotation_case =
@@ -83,7 +83,7 @@ GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][techniqu
     std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / pixels, 0, 0.5,
                                      "global-load sectors", "output");
     if (!p.empty()) return p + ": the image must be read through the texture, not global memory";
-    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "texture"), pixels), 0.9, 1e9,
+    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "texture"), pixels), 0.9, 1e9,
                             "texture fetches", "output");
   };
   const LaunchTrace conv_trace = trace_launches(

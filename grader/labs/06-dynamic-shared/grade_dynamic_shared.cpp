@@ -94,14 +94,14 @@ TechniqueRule reverse_rule() {
     const double n = kTechniqueReverseSize;
     *summary = executed_summary(w.all, n, "element");
     std::string p;
-    if (w.judged.count("shared_st_bytes") > 0) {
-      p = per_unit_problem(ExecutedWork::of(w.judged, "shared_st_bytes") / n, 3.9, 1e9,
+    if (w.named.count("shared_st_bytes") > 0) {
+      p = per_unit_problem(ExecutedWork::of(w.named, "shared_st_bytes") / n, 3.9, 1e9,
                            "bytes stored to shared memory", "element");
       if (p.empty())
-        p = per_unit_problem(ExecutedWork::of(w.judged, "shared_ld_bytes") / n, 3.9, 1e9,
+        p = per_unit_problem(ExecutedWork::of(w.named, "shared_ld_bytes") / n, 3.9, 1e9,
                              "bytes loaded from shared memory", "element");
     } else {
-      p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shared_st"), n), 0.2, 1e9,
+      p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_st"), n), 0.2, 1e9,
                            "shared-memory stores", "element");
     }
     return p.empty() ? p : p + ": every element must pass through the shared array";

@@ -82,13 +82,13 @@ GRADED_CHECK("CSR vector kernel reduces with warp shuffles", "[lab07][technique]
         // Where the GPU counts no shuffles: a row's loads come from one warp's few lanes (about
         // one warp load per row and array: 32 on this scale), where a thread per row shares
         // each warp load among 32 rows (about 17 for rows of 5).
-        const bool shuffles = w.judged.count("shfl") > 0;
+        const bool shuffles = w.named.count("shfl") > 0;
         const std::string p =
             shuffles
-                ? per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "shfl"), rows), 3, 1e9,
+                ? per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shfl"), rows), 3, 1e9,
                                    "shuffles", "row")
-                : per_unit_problem(lanes_per_unit(ExecutedWork::of(w.judged, "global_ld"), rows),
-                                   24, 1e9, "global loads", "row");
+                : per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "global_ld"), rows), 24,
+                                   1e9, "global loads", "row");
         return p.empty() ? p : p + ": several lanes must share each row and reduce with shuffles";
       },
       &c);
