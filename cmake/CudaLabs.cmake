@@ -260,10 +260,10 @@ function(cudalab_add_lab name)
       if(NOT variant MATCHES "^[a-z0-9]+(-[a-z0-9]+)*$" OR variant STREQUAL "answer")
         message(FATAL_ERROR "${patch}: a variant's name is lower-case words joined by '-' (not 'answer')")
       endif()
-      # Of the header, the build reads Base, Link and Run (cudalab-variant reads the rest); an
+      # Of the header, the build reads Base, Link, Run and Judged (cudalab-variant reads the rest); an
       # edited variant re-runs the configure step, so a change to them is seen.
       set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${patch}")
-      file(STRINGS "${patch}" header REGEX "^(Base|Link|Run): ")
+      file(STRINGS "${patch}" header REGEX "^(Base|Link|Run|Judged): ")
       set(base "${variants_dir}/answer.cu")
       if("${header}" MATCHES "(^|;)Base: skeleton")
         # The skeleton as committed, not the working file the student edits (cmake/Variants.cmake).
@@ -302,6 +302,10 @@ function(cudalab_add_lab name)
             set(judged_here TRUE)
           endif()
         endforeach()
+      endif()
+      # "Judged: gpu": its verdict needs a GPU (what a kernel executed), whatever else it is.
+      if("${header}" MATCHES "(^|;)Judged: gpu")
+        set(judged_here FALSE)
       endif()
       if(judged_here)
         list(APPEND cpu_judged ${variant})

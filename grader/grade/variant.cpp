@@ -28,7 +28,8 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-constexpr const char* kKeys = "(Cause, Symptom, Fix, Base, Run, Link, Timeout, Expect, Points)";
+constexpr const char* kKeys =
+    "(Cause, Symptom, Fix, Base, Run, Link, Timeout, Judged, Expect, Points)";
 
 [[noreturn]] void fail_at(int line, const std::string& what) {
   throw VariantError("line " + std::to_string(line) + ": " + what);
@@ -175,7 +176,8 @@ Variant parse_variant(const std::string& text, const std::string& name) {
   v.name = name;
   const auto lines = lines_of(text);
   std::string* last = nullptr;  // the value a continuation line extends
-  bool seen_base = false, seen_run = false, seen_link = false, seen_timeout = false;
+  bool seen_base = false, seen_run = false, seen_link = false, seen_timeout = false,
+       seen_judged = false;
   std::size_t i = 0;
   for (; i < lines.size(); ++i) {
     const std::string& l = lines[i];
@@ -235,6 +237,11 @@ Variant parse_variant(const std::string& text, const std::string& name) {
       if (*end_of_number != '\0' || t < 1 || t > 3600)
         fail_at(n, "Timeout: '" + value + "' (seconds per check, 1 to 3600)");
       v.timeout_s = static_cast<int>(t);
+    } else if (key == "Judged") {
+      once(seen_judged);
+      if (value != "gpu" && value != "anywhere")
+        fail_at(n, "Judged: '" + value + "' (gpu or anywhere)");
+      v.gpu_only = value == "gpu";
     } else if (key == "Expect") {
       v.expectations.push_back(parse_expect(value, n));
     } else if (key == "Points") {

@@ -49,11 +49,13 @@ struct PointsBound {
 };
 
 struct Variant {
-  std::string name;                 // from the file name: "halo-not-loaded"
-  std::string base = "answer";      // "answer" or "skeleton"
-  std::string run;                  // Catch2 test spec of the checks to run; "" for all
-  bool link_rejected = false;       // "Link: rejected": the student link check must fail
-  int timeout_s = 0;                // "Timeout: 20": seconds per check (0: the grade's default)
+  std::string name;             // from the file name: "halo-not-loaded"
+  std::string base = "answer";  // "answer" or "skeleton"
+  std::string run;              // Catch2 test spec of the checks to run; "" for all
+  bool link_rejected = false;   // "Link: rejected": the student link check must fail
+  int timeout_s = 0;            // "Timeout: 20": seconds per check (0: the grade's default)
+  bool gpu_only = false;        // "Judged: gpu": only a GPU reaches its verdict (what a kernel
+                          // executed, a timing), so builds for a machine without one leave it out
   std::string symptom, cause, fix;  // for the lab page's "Common mistakes" table
   std::vector<Expectation> expectations;
   std::vector<PointsBound> points;

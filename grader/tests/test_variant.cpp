@@ -76,7 +76,8 @@ TEST_CASE("a variant's header is parsed", "[variant]") {
 TEST_CASE("Base, Link and the statuses are read", "[variant]") {
   const Variant v = parse_variant(
       "Cause: calls the reference\nSymptom: not graded\nFix: write the kernel\nBase: skeleton\n"
-      "Link: rejected\nTimeout: 20\nExpect: lose \"*\"\nExpect: partial \"[perf]\"\nExpect: pass "
+      "Link: rejected\nTimeout: 20\nJudged: gpu\nExpect: lose \"*\"\nExpect: partial \"[perf]\"\n"
+      "Expect: pass "
       "\"x\" /y/\n"
       "Points: = 0\n" +
           kDiff,
@@ -84,6 +85,8 @@ TEST_CASE("Base, Link and the statuses are read", "[variant]") {
   CHECK(v.base == "skeleton");
   CHECK(v.link_rejected);
   CHECK(v.timeout_s == 20);
+  CHECK(v.gpu_only);
+  CHECK_FALSE(plain_answer_variant().gpu_only);
   CHECK(v.expectations[0].status == Expectation::Status::lose);
   CHECK(v.expectations[0].pattern.empty());
   CHECK(v.expectations[1].status == Expectation::Status::partial);
@@ -129,8 +132,12 @@ TEST_CASE("malformed headers name the line and the problem", "[variant]") {
         "line 4: Timeout: '20s' (seconds per check, 1 to 3600)");
   CHECK(parse_error(c + "Cause: again\n" + kDiff) == "line 4: Cause: given twice");
   CHECK(parse_error(c + "Expected: fail \"x\"\n" + kDiff) ==
-        "line 4: unknown key 'Expected' (Cause, Symptom, Fix, Base, Run, Link, Timeout, Expect, "
-        "Points)");
+        "line 4: unknown key 'Expected' (Cause, Symptom, Fix, Base, Run, Link, Timeout, Judged, "
+        "Expect, Points)");
+  CHECK(parse_error(c + "Judged: cpu\nPoints: = 0\n" + kDiff) ==
+        "line 4: Judged: 'cpu' (gpu or anywhere)");
+  CHECK(parse_error(c + "Judged: gpu\nJudged: gpu\nPoints: = 0\n" + kDiff) ==
+        "line 5: Judged: given twice");
   CHECK(parse_error(c + "just words\n" + kDiff).rfind("line 4: expected 'Key: value'", 0) == 0);
   CHECK(parse_error(c + "Run:\n" + kDiff) == "line 4: Run: no value");
   CHECK(parse_error("  continued\n" + c + kDiff).rfind("line 1: a continuation line", 0) == 0);
