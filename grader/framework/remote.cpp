@@ -2,7 +2,6 @@
 
 #include <cuda.h>
 #include <cuda_runtime.h>
-#include <cxxabi.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -519,27 +518,6 @@ void count_kernels() {
   if (candidate.running() && !candidate.counted()) candidate.stop();
 }
 
-namespace {
-
-std::string demangled(const std::string& name) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-  std::string out = status == 0 && d != nullptr ? d : name;
-  std::free(d);
-  return out;
-}
-
-// Whether the profiler's name of a range is the kernel CUPTI recorded as `name` (the mangled
-// name, or the demangled one with or without its parameters).
-bool same_kernel(const std::string& name, const std::string& range) {
-  if (range == name) return true;
-  const std::string d = demangled(name);
-  return range == d || (d.size() > range.size() && d.compare(0, range.size(), range) == 0 &&
-                        d[range.size()] == '(');
-}
-
-}  // namespace
-
 std::vector<Kernel> collect_kernels(std::string* error, std::string* counters_error) {
   std::vector<Kernel> kernels;
   std::string reply;
@@ -572,9 +550,9 @@ std::vector<Kernel> collect_kernels(std::string* error, std::string* counters_er
       std::string key = r.text();
       values[key] = r.f64();
     }
-    auto found = std::find_if(kernels.begin(), kernels.end(), [&](const Kernel& kernel) {
-      return same_kernel(kernel.name, range);
-    });
+    // cudalab-serve names each count by the kernel record of its launch.
+    auto found = std::find_if(kernels.begin(), kernels.end(),
+                              [&](const Kernel& kernel) { return kernel.name == range; });
     if (found == kernels.end()) {
       if (counted_problem.empty())
         counted_problem = "counters of a kernel that was not recorded: " + range;

@@ -995,6 +995,20 @@ TechniqueRule ptx_rule(
   return rule;
 }
 
+std::function<std::string(const ExecutedWork&, std::string*)> shared_tile_signature(
+    double outputs, double max_sectors) {
+  return [=](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, outputs, "output");
+    std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0,
+                                     max_sectors, "global-load sectors", "output");
+    if (!p.empty())
+      return p + ": the inputs must come from global memory once per tile, not once per tap";
+    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_ld"), outputs), 0.2, 1e9,
+                         "shared-memory loads", "output");
+    return p.empty() ? p : p + ": the taps must read the tile";
+  };
+}
+
 TechniqueRule shared_tile_rule(const std::string& kernel, const std::string& what) {
   return ptx_rule(kernel, [what](const KernelAnalysis& k, const std::string& label) {
     return shared_tile_use_problem(k, label, what);
@@ -1098,10 +1112,8 @@ TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& ru
     for (const auto& launch : trace.kernels)
       for (const auto& k : kernels) {
         if (k.name != launch.name) continue;
-        const bool judged = named(k) || does_work(k);
         for (const auto& [key, value] : launch.counters) {
           work.all[key] += value;
-          if (judged) work.judged[key] += value;
           if (named(k)) work.named[key] += value;
         }
         break;

@@ -219,11 +219,6 @@ struct LaunchedKernel {
   // (grader/serve/counters.h: e.g. "shared_ld", warp-level shared-memory load instructions);
   // empty when they could not be read.
   std::map<std::string, double> counters;
-  // One counter, 0 when it was not read.
-  double counter(const std::string& key) const {
-    const auto it = counters.find(key);
-    return it != counters.end() ? it->second : 0.0;
-  }
 };
 
 struct LaunchTrace {
@@ -237,11 +232,10 @@ struct LaunchTrace {
 
 // What the traced call's kernels executed, summed over their launches (LaunchedKernel::counters).
 struct ExecutedWork {
-  std::map<std::string, double> named;   // the kernels of the rule's name: lower bounds read
-                                         // these, so that another kernel cannot make up for them
-  std::map<std::string, double> judged;  // the kernels the rule judges (its name, or its work)
-  std::map<std::string, double> all;     // every kernel of the candidate's file that ran: upper
-                                         // bounds read these
+  std::map<std::string, double> named;  // the kernels of the rule's name: lower bounds read
+                                        // these, so that another kernel cannot make up for them
+  std::map<std::string, double> all;    // every kernel of the candidate's file that ran: upper
+                                        // bounds read these
   // One sum, 0 when not counted.
   static double of(const std::map<std::string, double>& m, const std::string& key) {
     const auto it = m.find(key);
@@ -292,6 +286,12 @@ TechniqueRule ptx_rule(
 
 // The rule that `kernel` stages `what` in a shared-memory tile (shared_tile_use_problem).
 TechniqueRule shared_tile_rule(const std::string& kernel, const std::string& what);
+
+// The execution signature of a shared-memory tile over `outputs` outputs: global-load sectors per
+// output at most `max_sectors` (the inputs read once per tile, not once per tap), and shared
+// loads per output at least 0.2 in the kernels of the rule's name (the taps read the tile).
+std::function<std::string(const ExecutedWork&, std::string*)> shared_tile_signature(
+    double outputs, double max_sectors);
 
 struct TechniqueVerdict {
   enum class Status { pass, fail, unverified };

@@ -26,16 +26,7 @@ GRADED_CHECK("kernel reads its input tile from shared memory", "[lab02][techniqu
   const conv1d::Conv1dCase c = conv1d::integer_case("technique", 1 << 16, 9, base_seed());
   const double outputs = static_cast<double>(c.x.size()), taps = 9;
   TechniqueRule rule = shared_tile_rule("conv1d_tiled_kernel", "the input tile");
-  rule.executed = [=](const ExecutedWork& w, std::string* summary) {
-    *summary = executed_summary(w.all, outputs, "output");
-    std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0,
-                                     0.5 + taps / 32, "global-load sectors", "output");
-    if (!p.empty())
-      return p + ": the inputs must come from global memory once per tile, not once per tap";
-    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_ld"), outputs), 0.2, 1e9,
-                         "shared-memory loads", "output");
-    return p.empty() ? p : p + ": the taps must read the tile";
-  };
+  rule.executed = shared_tile_signature(outputs, 0.5 + taps / 32);
   const LaunchTrace trace =
       trace_launches([&c] { conv1d::run_case(c, lab02::kCandidate); }, Counting::on);
   require_candidate_technique(rule, trace);

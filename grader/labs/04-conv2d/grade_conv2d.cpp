@@ -33,16 +33,7 @@ GRADED_CHECK("kernel stages its input tile in shared memory", "[lab04][technique
   c.mask.assign(25, 1.0f / 25);
   const double outputs = static_cast<double>(c.width) * c.height;
   TechniqueRule rule = shared_tile_rule("conv2d_tiled_kernel", "the input tile (with its halo)");
-  rule.executed = [=](const ExecutedWork& w, std::string* summary) {
-    *summary = executed_summary(w.all, outputs, "output");
-    std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0, 1.0,
-                                     "global-load sectors", "output");
-    if (!p.empty())
-      return p + ": the inputs must come from global memory once per tile, not once per tap";
-    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_ld"), outputs), 0.2, 1e9,
-                         "shared-memory loads", "output");
-    return p.empty() ? p : p + ": the taps must read the tile";
-  };
+  rule.executed = shared_tile_signature(outputs, 1.0);
   const LaunchTrace trace = trace_launches(
       [&c] {
         lab04::run_case(lab04::worked_example_float(), lab04::kCandidate);
