@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cudalab/device_buffer.h"
@@ -308,9 +309,108 @@ std::string implausible_problem(double gbs, double copy_gbs, double gflops, doub
   return beyond(gflops, peak_gflops, "GFLOP/s", "the FP32 peak");
 }
 
+namespace {
+
+// The profile of a performance case (the grade command runs a check tagged [profile] once more
+// this way, untimed, beside its other untimed checks): one run of the candidate and one of the
+// reference on the same fresh inputs, each counted in its own process in turn (the GPU's counters
+// serve one process at a time), normalised per output element.
+struct ProfileRow {
+  const char* key;    // counters.h
+  const char* label;  // in the message
+  bool always;        // shown even when both are 0
+};
+const ProfileRow kProfileRows[] = {
+    {"dram_bytes", "DRAM bytes", true},
+    {"global_ld", "global loads", true},
+    {"global_ld_sectors", "global-load sectors", true},
+    {"shared_ld", "shared loads", false},
+    {"shared_st", "shared stores", false},
+    {"shared_bank_conflicts", "bank conflicts", false},
+    {"texture", "texture fetches", false},
+    {"constant_ld", "constant requests", false},
+    {"global_atom", "atomics", false},
+};
+
+void profile_performance(const Launch& candidate, const Launch& reference,
+                         const TimedRunChecks& checks) {
+  double outputs = 0;
+  for (const TimedOutput& o : checks.outputs) outputs += static_cast<double>(o.count);
+  if (!remote::active() || outputs <= 0) {
+    skip_check("no profile: this check's processes are not counted");
+    return;
+  }
+  OutputChecks first(checks);
+  Stream stream;
+  std::map<std::string, double> sums[2];
+  const remote::Endpoint ends[2] = {remote::Endpoint::candidate, remote::Endpoint::reference};
+  for (std::size_t launch = 0; launch < 2; ++launch) {
+    first.before(launch, stream.get());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::string error, counters_error;
+    remote::collect_kernels(ends[launch], &error, &counters_error);  // what setup ran: dropped
+    std::string problem = remote::count_calls(ends[launch], true);
+    (launch == 0 ? candidate : reference)(stream.get());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (const std::string off = remote::count_calls(ends[launch], false); problem.empty())
+      problem = off;
+    const auto kernels = remote::collect_kernels(ends[launch], &error, &counters_error);
+    if (problem.empty()) problem = !counters_error.empty() ? counters_error : error;
+    if (const std::string e = remote::take_error(); problem.empty()) problem = e;
+    if (!problem.empty()) {
+      skip_check(std::string("no profile of the ") + (launch == 0 ? "candidate" : "reference") +
+                 ": " + problem);
+      return;
+    }
+    for (const remote::Kernel& k : kernels)
+      for (const auto& [key, value] : k.counters) sums[launch][key] += value;
+    sums[launch]["dram_bytes"] = sums[launch]["dram_read_bytes"] + sums[launch]["dram_write_bytes"];
+    sums[launch]["shared_bank_conflicts"] =
+        sums[launch]["shared_ld_bank_conflicts"] + sums[launch]["shared_st_bank_conflicts"];
+  }
+  std::string line = "profile, per output element (the counters, one untimed run each): ";
+  bool any = false;
+  char part[160];
+  for (const ProfileRow& row : kProfileRows) {
+    const double c = sums[0][row.key] / outputs, r = sums[1][row.key] / outputs;
+    measure(std::string("profile_candidate_") + row.key, c);
+    measure(std::string("profile_reference_") + row.key, r);
+    if (!row.always && c == 0 && r == 0) continue;
+    std::snprintf(part, sizeof part, "%s%s %.3g (reference %.3g)", any ? ", " : "", row.label, c,
+                  r);
+    line += part;
+    any = true;
+  }
+  // Occupancy: the launches' mean, each weighted alike.
+  double occupancy[2];
+  for (std::size_t i = 0; i < 2; ++i)
+    occupancy[i] = sums[i]["launches"] > 0 ? sums[i]["occupancy_pct"] / sums[i]["launches"] : 0;
+  measure("profile_candidate_occupancy_pct", occupancy[0]);
+  measure("profile_reference_occupancy_pct", occupancy[1]);
+  std::snprintf(part, sizeof part, "; achieved occupancy %.0f%% (reference %.0f%%)", occupancy[0],
+                occupancy[1]);
+  line += part;
+  note(line);
+  std::cout << line << std::endl;
+}
+
+bool profile_run() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUDALAB_PROFILE");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return on;
+}
+
+}  // namespace
+
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
                        const Workload& work, const TimedRunChecks& checks) {
   const LabPolicy& policy = lab_policy(lab);
+  if (profile_run()) {
+    profile_performance(candidate, reference, checks);
+    return;
+  }
   trace("performance: inputs ready");
   // Correctness first, on this workload: one untimed run of each on the same fresh inputs,
   // compared on the device (the checks with the CPU's results ran before, on the same code).

@@ -103,13 +103,16 @@ class ServeProcess {
     // CUPTI's kernel records, but under compute-sanitizer (the two do not run together).
     const char* sanitize = std::getenv("CUDALAB_SANITIZE");
     const char* no_records = std::getenv("CUDALAB_NO_KERNEL_RECORDS");
-    const bool records = endpoint_ == Endpoint::candidate &&
+    const bool records = (endpoint_ == Endpoint::candidate || profiling) &&
                          !(sanitize != nullptr && std::string(sanitize) == "1") &&
                          !(no_records != nullptr && std::string(no_records) == "1");
     std::vector<std::string> arg_strings{server, library,
                                          records ? "--kernel-records" : "--no-kernel-records"};
     counted_ = endpoint_ == Endpoint::candidate && records && counting;
-    if (counted_) arg_strings.emplace_back("--counters");
+    if (counted_)
+      arg_strings.emplace_back("--counters");
+    else if (records && profiling)
+      arg_strings.emplace_back("--counters-on-request");
     std::vector<char*> argv;
     for (std::string& s : arg_strings) argv.push_back(s.data());
     argv.push_back(nullptr);
@@ -320,8 +323,10 @@ class ServeProcess {
  public:
   bool running() const { return pid_ > 0; }
   bool counted() const { return counted_; }
-  // Whether processes started from now on read the counters (count_kernels()).
+  // Whether processes started from now on read the counters (count_kernels()), or have them
+  // ready for count_calls() (profile_counters()).
   static inline bool counting = false;
+  static inline bool profiling = false;
 };
 
 ServeProcess& process(Endpoint e) {
@@ -518,12 +523,33 @@ void count_kernels() {
   if (candidate.running() && !candidate.counted()) candidate.stop();
 }
 
+void profile_counters() {
+  ServeProcess::profiling = true;
+}
+
+std::string count_calls(Endpoint in, bool on) {
+  wire::Writer w;
+  w.u8(on ? 1 : 0);
+  try {
+    const std::string reply =
+        process(in).exchange(wire::Request::count, w.body(), on ? "counting" : "ending the count");
+    wire::Reader r(reply);
+    return r.text();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 std::vector<Kernel> collect_kernels(std::string* error, std::string* counters_error) {
+  return collect_kernels(Endpoint::candidate, error, counters_error);
+}
+
+std::vector<Kernel> collect_kernels(Endpoint from, std::string* error,
+                                    std::string* counters_error) {
   std::vector<Kernel> kernels;
   std::string reply;
   try {
-    reply = process(Endpoint::candidate)
-                .exchange(wire::Request::collect, "", "collecting the kernels that ran");
+    reply = process(from).exchange(wire::Request::collect, "", "collecting the kernels that ran");
   } catch (const std::exception& e) {
     *error = e.what();
     return kernels;

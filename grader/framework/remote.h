@@ -106,10 +106,20 @@ struct Kernel {
 // (under compute-sanitizer, or a CUPTI failure); `counters_error`, when given, set to why the
 // counters could not be read ("not counted" unless count_kernels() came first).
 std::vector<Kernel> collect_kernels(std::string* error, std::string* counters_error = nullptr);
+// The same, from the process of `from`.
+std::vector<Kernel> collect_kernels(Endpoint from, std::string* error, std::string* counters_error);
 
 // From now on the candidate process reads the performance counters of every kernel its calls
 // launch (a process already started without them is stopped: the next call starts one with them).
 void count_kernels();
+
+// For the profile of a performance case: from now on both processes start with the counters
+// ready (and their kernels recorded), reading them only between count_calls(e, true) and
+// count_calls(e, false). The GPU's counters serve one process at a time: the two take turns.
+void profile_counters();
+// Starts (on) or ends (off, freeing the counters for the other process) the counting of the
+// calls of `in`'s process; "" or why its counters cannot be read.
+std::string count_calls(Endpoint in, bool on);
 
 // Starts the process of `to` without waiting for it, so that its CUDA context is made while the
 // judge makes its inputs; its first call waits until it is ready. Does nothing when it runs, or

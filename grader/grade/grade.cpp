@@ -23,10 +23,12 @@
 #include <condition_variable>
 #include <cstdio>
 #include <ctime>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -80,6 +82,7 @@ struct Options {
   int sanitizer_checks = -1;  // correctness checks per sanitizer process (0: all of the lab's;
                               // -1: auto, sanitizer_group_size)
   bool sanitize = true;
+  bool profile = true;  // on a GPU, the profile of each [profile] performance check
   bool list = false;
   std::string json, gradescope, junit;
   bool color = false;
@@ -177,6 +180,8 @@ Options parse(int argc, char** argv) {
       ("sandbox", "run each check in a bubblewrap sandbox: auto (when bwrap works here), on "
        "(required) or off", value<std::string>()->default_value("auto"))
       ("no-sanitize", "skip the compute-sanitizer checks")
+      ("no-profile", "leave out the profile of the performance case (the student's kernel beside "
+       "the reference's, read from the GPU's counters)")
       ("json", "write the JSON report here (default: grade-report.json in the build folder)",
        value<std::string>())
       ("gradescope", "also write a Gradescope results.json here", value<std::string>())
@@ -219,6 +224,7 @@ Options parse(int argc, char** argv) {
     o.sanitizer_checks =
         static_cast<int>(cudalab::parse_int_in_range(per, "--sanitizer-checks", 0, 1000));
   o.sanitize = r.count("no-sanitize") == 0;
+  o.profile = r.count("no-profile") == 0;
   o.memory_gib =
       cudalab::parse_int_in_range(r["memory-limit"].as<std::string>(), "--memory-limit", 1, 4096);
   o.sandbox =
@@ -391,9 +397,11 @@ CheckRecord failed_check(const CheckRecord& listed, const std::string& message) 
 // The verdict of one check from what came back: exactly one keyed record, for this check, from a
 // grader that then exited normally. Its name, tags and points are the list's; earned points are
 // clamped to them and agree with the status.
-CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const Options& o) {
-  const ChannelRun run =
-      run_with_channel({exe, exact_spec(listed.name)}, grader_env(o), o.timeout_s, o);
+CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const Options& o,
+                      const std::vector<std::string>& extra_env = {}) {
+  std::vector<std::string> env = grader_env(o);
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  const ChannelRun run = run_with_channel({exe, exact_spec(listed.name)}, env, o.timeout_s, o);
   const ProcessResult& p = run.process;
   const std::string ending = describe_ending(p, o.timeout_s);
   const std::string tail = last_lines(p.output, 5);
@@ -542,12 +550,15 @@ CheckRecord combine_sanitizer_parts(CheckRecord r, const std::string& tool,
   return r;
 }
 
-// Runs jobs on a fixed number of threads; a job may add more. wait() returns when every job added
-// so far, and every job they added, has finished.
+// Runs jobs on a fixed number of threads, and jobs of the serial lane one at a time on a thread of
+// their own (so that waiting for the lane holds none of the others); a job may add more. wait()
+// returns when every job added so far, and every job they added, has finished.
 class JobPool {
  public:
+  enum class Lane { any, serial };
   explicit JobPool(int workers) {
-    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(Lane::any); });
+    threads_.emplace_back([this] { work(Lane::serial); });
   }
   JobPool(const JobPool&) = delete;
   JobPool& operator=(const JobPool&) = delete;
@@ -559,13 +570,13 @@ class JobPool {
     ready_.notify_all();
     for (auto& t : threads_) t.join();
   }
-  void add(std::function<void()> job) {
+  void add(std::function<void()> job, Lane lane = Lane::any) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      queue_.push_back(std::move(job));
+      queue(lane).push_back(std::move(job));
       ++pending_;
     }
-    ready_.notify_one();
+    ready_.notify_all();
   }
   void wait() {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -573,15 +584,18 @@ class JobPool {
   }
 
  private:
-  void work() {
+  std::deque<std::function<void()>>& queue(Lane lane) {
+    return lane == Lane::serial ? serial_ : any_;
+  }
+  void work(Lane lane) {
     for (;;) {
       std::function<void()> job;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        job = std::move(queue_.front());
-        queue_.erase(queue_.begin());
+        ready_.wait(lock, [&] { return stopping_ || !queue(lane).empty(); });
+        if (queue(lane).empty()) return;
+        job = std::move(queue(lane).front());
+        queue(lane).pop_front();
       }
       job();  // jobs catch their own exceptions
       std::lock_guard<std::mutex> lock(mutex_);
@@ -591,7 +605,7 @@ class JobPool {
 
   std::mutex mutex_;
   std::condition_variable ready_, idle_;
-  std::vector<std::function<void()>> queue_;
+  std::deque<std::function<void()>> any_, serial_;
   std::size_t pending_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
@@ -677,6 +691,7 @@ struct LabRun {
   bool finished = false;  // nothing more to run (not built, banned, a grading error)
   std::size_t untimed_left = 0;
   std::vector<std::vector<SanitizerPart>> parts;  // per sanitizer tool
+  std::map<std::size_t, CheckRecord> profiles;    // of the [profile] checks, by index in listed
   std::string audit_notes;
   double prepare_seconds = 0.0;
   std::mutex mutex;  // results, parts and the counters above, while jobs run
@@ -870,6 +885,51 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
   }
 }
 
+// Once a lab's untimed checks have passed, on a GPU: the profile of each performance check tagged
+// [profile] (its case run once more, untimed, the candidate and the reference each counted: the
+// student's kernel beside the reference's, added to the check's detail after the timing), in the
+// pool's serial lane (the counters serve one process at a time).
+void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o, JobPool& pool,
+                       SharedProgress& progress) {
+  if (!report.has_device || !o.profile || !run.correctness_passed) return;
+  for (const std::size_t ci : run.timed) {
+    const CheckRecord& listed = run.listed[ci];
+    if (listed.tags.find("[profile]") == std::string::npos) continue;
+    progress.planned(1);
+    pool.add(
+        [&run, &o, &progress, ci] {
+          const CheckRecord& check = run.listed[ci];
+          progress.started("lab " + run.lab.id + ": profile: " + check.name);
+          const Stopwatch time;
+          CheckRecord r;
+          try {
+            r = run_check(run.exe, check, o, {"CUDALAB_PROFILE=1"});
+          } catch (const std::exception& e) {
+            r = grading_error(check, e);
+          }
+          {
+            std::lock_guard<std::mutex> lock(run.mutex);
+            r.seconds = time.seconds();
+            run.profiles[ci] = std::move(r);
+          }
+          progress.finished();
+        },
+        JobPool::Lane::serial);
+  }
+}
+
+// What a profile adds to its performance check's result: its line (or why there is none) and its
+// figures; the profile's time goes to the check's.
+void add_profile(CheckRecord& check, const CheckRecord& profile, double* seconds) {
+  *seconds += profile.seconds;
+  if (check.status == "skipped" || check.message.rfind("not run:", 0) == 0) return;
+  std::string text = profile.message;
+  if (profile.status == "failed" || profile.status == "skipped" || text.empty())
+    text = "no profile: " + (text.empty() ? std::string("the profile run said nothing") : text);
+  check.message += (check.message.empty() ? "" : "\n") + text;
+  for (const auto& [key, value] : profile.measurements) check.measurements[key] = value;
+}
+
 // Every lab's untimed checks, and then its sanitizers, on `jobs` processes at once. No timed
 // check runs meanwhile: those come after, one at a time, with the GPU to themselves.
 void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& report,
@@ -893,36 +953,45 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
       }
       if (run->finished) return;
       progress.planned(run->untimed.size() + run->timed.size());
-      if (run->untimed.empty()) schedule_sanitizers(*run, report, o, alone_jobs, pool, progress);
-      for (const std::size_t ci : run->untimed)
-        pool.add([run, ci, alone_jobs, &report, &o, &pool, &progress] {
-          const CheckRecord& listed = run->listed[ci];
-          progress.started("lab " + run->lab.id + ": " + listed.name);
-          const Stopwatch time;
-          CheckRecord r;
-          try {
-            // A technique check reads the GPU's performance counters, which serve one process
-            // at a time: technique checks run one after another (beside the other checks).
-            static std::mutex counters;
-            std::unique_lock<std::mutex> one_at_a_time(counters, std::defer_lock);
-            if (listed.tags.find("[technique]") != std::string::npos) one_at_a_time.lock();
-            r = run_check(run->exe, listed, o);
-          } catch (const std::exception& e) {
-            r = grading_error(listed, e);
-          }
-          bool last = false;
-          {
-            std::lock_guard<std::mutex> lock(run->mutex);
-            if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
-              run->correctness_passed = false;
-            if (r.status == "skipped") run->skipped_plain.insert(r.name);
-            run->seconds[ci] = time.seconds();
-            run->results[ci] = std::move(r);
-            last = --run->untimed_left == 0;
-          }
-          progress.finished();
-          if (last) schedule_sanitizers(*run, report, o, alone_jobs, pool, progress);
-        });
+      if (run->untimed.empty()) {
+        schedule_sanitizers(*run, report, o, alone_jobs, pool, progress);
+        schedule_profiles(*run, report, o, pool, progress);
+      }
+      // On a GPU a technique check reads the performance counters, which serve one process at
+      // a time: the technique checks run one after another in the pool's serial lane, beside the
+      // other checks.
+      for (const std::size_t ci : run->untimed) {
+        const bool counted =
+            report.has_device && run->listed[ci].tags.find("[technique]") != std::string::npos;
+        pool.add(
+            [run, ci, alone_jobs, &report, &o, &pool, &progress] {
+              const CheckRecord& listed = run->listed[ci];
+              progress.started("lab " + run->lab.id + ": " + listed.name);
+              const Stopwatch time;
+              CheckRecord r;
+              try {
+                r = run_check(run->exe, listed, o);
+              } catch (const std::exception& e) {
+                r = grading_error(listed, e);
+              }
+              bool last = false;
+              {
+                std::lock_guard<std::mutex> lock(run->mutex);
+                if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
+                  run->correctness_passed = false;
+                if (r.status == "skipped") run->skipped_plain.insert(r.name);
+                run->seconds[ci] = time.seconds();
+                run->results[ci] = std::move(r);
+                last = --run->untimed_left == 0;
+              }
+              progress.finished();
+              if (last) {
+                schedule_sanitizers(*run, report, o, alone_jobs, pool, progress);
+                schedule_profiles(*run, report, o, pool, progress);
+              }
+            },
+            counted ? JobPool::Lane::serial : JobPool::Lane::any);
+      }
     });
   }
   pool.wait();
@@ -957,6 +1026,8 @@ void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
         }
         run->seconds[ci] = time.seconds();
       }
+      if (const auto p = run->profiles.find(ci); p != run->profiles.end())
+        add_profile(run->results[ci], p->second, &run->seconds[ci]);
       progress.finished();
     }
   }

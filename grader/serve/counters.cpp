@@ -127,7 +127,7 @@ std::string KernelCounters::fail(const char* call, int result) {
   return problem_ = std::string("CUPTI: ") + call + " failed: " + text;
 }
 
-KernelCounters::KernelCounters(CUcontext context) : context_(context) {
+KernelCounters::KernelCounters(CUcontext context, bool enable_now) : context_(context) {
   auto init =
       params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
   if (const CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
@@ -145,13 +145,20 @@ KernelCounters::KernelCounters(CUcontext context) : context_(context) {
     fail("cuptiDeviceGetChipName", r);
     return;
   }
+  chip_ = chip.pChipName;
+  if (enable_now) enable();
+}
+
+bool KernelCounters::enable() {
+  if (!problem_.empty()) return false;
+  if (profiler_ != nullptr) return true;
   auto enable =
       params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = context_;
   if (const CUptiResult r = patiently([&] { return cuptiRangeProfilerEnable(&enable); });
       r != CUPTI_SUCCESS) {
     fail("cuptiRangeProfilerEnable", r);
-    return;
+    return false;
   }
   profiler_ = enable.pRangeProfilerObject;
   auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(
@@ -160,32 +167,32 @@ KernelCounters::KernelCounters(CUcontext context) : context_(context) {
   if (const CUptiResult r = patiently([&] { return cuptiProfilerGetCounterAvailability(&avail); });
       r != CUPTI_SUCCESS) {
     fail("cuptiProfilerGetCounterAvailability", r);
-    return;
+    return false;
   }
   std::vector<unsigned char> availability(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = availability.data();
   if (const CUptiResult r = patiently([&] { return cuptiProfilerGetCounterAvailability(&avail); });
       r != CUPTI_SUCCESS) {
     fail("cuptiProfilerGetCounterAvailability", r);
-    return;
+    return false;
   }
   // Each counter under the first of its names this chip knows.
   for (const CounterSpec& spec : counter_specs())
     for (const char* metric : spec.metrics)
-      if (chip_counts(chip.pChipName, availability, metric)) {
+      if (chip_counts(chip_.c_str(), availability, metric)) {
         keys_.push_back(spec.key);
         metrics_.push_back(metric);
         break;
       }
   if (metrics_.empty()) {
-    problem_ = std::string("CUPTI: none of the grader's counters is known on ") + chip.pChipName;
-    return;
+    problem_ = std::string("CUPTI: none of the grader's counters is known on ") + chip_.c_str();
+    return false;
   }
-  CUpti_Profiler_Host_Object* host = new_host_object(chip.pChipName, availability);
+  CUpti_Profiler_Host_Object* host = new_host_object(chip_.c_str(), availability);
   host_ = host;
   if (host == nullptr) {
     problem_ = "CUPTI: cuptiProfilerHostInitialize failed";
-    return;
+    return false;
   }
   auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
       CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
@@ -194,14 +201,14 @@ KernelCounters::KernelCounters(CUcontext context) : context_(context) {
   add.numMetrics = metrics_.size();
   if (const CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
     fail("cuptiProfilerHostConfigAddMetrics", r);
-    return;
+    return false;
   }
   auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   size.pHostObject = host;
   if (const CUptiResult r = cuptiProfilerHostGetConfigImageSize(&size); r != CUPTI_SUCCESS) {
     fail("cuptiProfilerHostGetConfigImageSize", r);
-    return;
+    return false;
   }
   config_.resize(size.configImageSize);
   auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(
@@ -211,7 +218,7 @@ KernelCounters::KernelCounters(CUcontext context) : context_(context) {
   image.pConfigImage = config_.data();
   if (const CUptiResult r = cuptiProfilerHostGetConfigImage(&image); r != CUPTI_SUCCESS) {
     fail("cuptiProfilerHostGetConfigImage", r);
-    return;
+    return false;
   }
   auto data = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
@@ -222,13 +229,28 @@ KernelCounters::KernelCounters(CUcontext context) : context_(context) {
   data.maxNumRangeTreeNodes = kMaxRanges;
   if (const CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&data); r != CUPTI_SUCCESS) {
     fail("cuptiRangeProfilerGetCounterDataSize", r);
-    return;
+    return false;
   }
   counter_data_.resize(data.counterDataSize);
+  return true;
+}
+
+void KernelCounters::disable() {
+  if (profiler_ == nullptr) return;
+  auto off =
+      params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+  off.pRangeProfilerObject = as_profiler(profiler_);
+  if (const CUptiResult r = cuptiRangeProfilerDisable(&off); r != CUPTI_SUCCESS)
+    fail("cuptiRangeProfilerDisable", r);
+  delete_host_object(as_host(host_));
+  profiler_ = nullptr;
+  host_ = nullptr;
+  keys_.clear();
+  metrics_.clear();
 }
 
 void KernelCounters::begin() {
-  if (!problem_.empty()) return;
+  if (!enable()) return;
   auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = as_profiler(profiler_);

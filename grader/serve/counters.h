@@ -29,15 +29,21 @@ const std::vector<CounterSpec>& counter_specs();
 
 class KernelCounters {
  public:
-  // Prepares the profiler for `context`; afterwards problem() is "" or why counters cannot be
-  // read (insufficient privileges on a desktop driver, an unsupported GPU, a CUPTI error).
-  explicit KernelCounters(CUcontext context);
+  // Prepares the profiler for `context` and, with `enable_now`, enables it there; afterwards
+  // problem() is "" or why counters cannot be read (insufficient privileges on a desktop driver,
+  // an unsupported GPU, a CUPTI error).
+  KernelCounters(CUcontext context, bool enable_now);
   KernelCounters(const KernelCounters&) = delete;
   KernelCounters& operator=(const KernelCounters&) = delete;
 
   const std::string& problem() const { return problem_; }
   // The keys of counter_specs() this chip can count (the others are left out of every result).
   const std::vector<std::string>& keys() const { return keys_; }
+
+  // Enables the profiler on the context (once; begin() does it when needed): the GPU's counters
+  // then serve this process alone until disable(). False, with problem() set, when it cannot.
+  bool enable();
+  void disable();
 
   // Around one call: every kernel launched between begin() and end() is a range of its own.
   void begin();
@@ -51,6 +57,7 @@ class KernelCounters {
   std::string fail(const char* call, int result);
 
   CUcontext context_;
+  std::string chip_;
   std::string problem_;
   std::vector<std::string> keys_;
   std::vector<const char*> metrics_;  // one per key, the chip's name for it

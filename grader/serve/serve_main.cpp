@@ -1,13 +1,16 @@
 // cudalab-serve: the candidate process (docs/design.md, section 8; grader/framework/remote.h).
 //
-//   cudalab-serve <candidate library> [--kernel-records|--no-kernel-records [--counters]]
+//   cudalab-serve <candidate library>
+//       [--kernel-records|--no-kernel-records [--counters|--counters-on-request]]
 //   (started by a lab's grader, the channel on descriptor 3)
 //
 // In this order, before any code of the student's file exists in the process:
 //   1. its CUDA context, a stream, an empty kernel of its own, and CUPTI's kernel records (not
 //      under compute-sanitizer: the grader says so on the command line); for a technique check
 //      (--counters), the GPU's performance counters too: then every launch of a call is counted
-//      (counters.h), and the counts go back with the kernel records;
+//      (counters.h), and the counts go back with the kernel records; for the profile of a
+//      performance case (--counters-on-request), the same, but only for the calls between the
+//      judge's requests to count (the candidate's and the reference's processes take turns);
 //   2. an empty environment and an anonymous command line (nothing says how it is graded);
 //   3. a seccomp filter: no threads, no processes, no programs, no signal handlers or timers, no
 //      tracing of other processes, no signals but to itself;
@@ -209,12 +212,13 @@ class Server {
  public:
   static constexpr std::size_t kScratchBytes = 4096;
   Server(cudalab_dispatch_fn dispatch, CUstream stream, CUdeviceptr scratch, CUfunction empty,
-         serve::KernelCounters* counters)
+         serve::KernelCounters* counters, bool counting)
       : dispatch_(dispatch),
         stream_(stream),
         scratch_(scratch),
         empty_(empty),
-        counters_(counters) {}
+        counters_(counters),
+        counting_(counting) {}
 
   void serve() {
     std::string body;
@@ -237,6 +241,19 @@ class Server {
         reply.u8(0);
       } else if (request == wire::Request::collect) {
         collect(reply);
+      } else if (request == wire::Request::count) {
+        const bool on = r.u8() != 0;
+        std::string problem = "not counted";
+        if (counters_ != nullptr) {
+          if (on) {
+            counters_->enable();
+          } else {
+            counters_->disable();
+          }
+          problem = counters_->problem();
+        }
+        counting_ = on && problem.empty();
+        reply.text(problem);
       } else {
         break;
       }
@@ -299,14 +316,15 @@ class Server {
     c.nargs = static_cast<std::uint32_t>(args.size());
     c.stream = reinterpret_cast<cudaStream_t>(stream_);
     std::size_t launched_before = 0;
-    if (counters_ != nullptr) {
+    const bool counted = counters_ != nullptr && counting_;
+    if (counted) {
       launched_before = launched_so_far();
       counters_->begin();
     }
     const int rc = dispatch_(&c);
     // Everything the call started, on any stream of the context, is done before the answer.
     const CUresult sync = cuCtxSynchronize();
-    if (counters_ != nullptr) {
+    if (counted) {
       // The counters' ranges are this call's launches, in order.
       std::vector<std::string> names;
       {
@@ -412,6 +430,7 @@ class Server {
   CUdeviceptr scratch_;  // what an empty call clears, without the empty kernel
   CUfunction empty_;
   serve::KernelCounters* counters_;  // null unless the grader asked for the counters
+  bool counting_;                    // calls are counted (from the start, or on request)
   std::map<std::string, std::map<std::string, double>> counted_;  // since the last collect
   std::map<std::string, Mapping> mappings_;
   std::set<std::string> used_;
@@ -428,11 +447,16 @@ int not_serving(const std::string& why) {
 
 int main(int argc, char** argv) {
   const bool records_wanted = argc >= 3 && std::strcmp(argv[2], "--no-kernel-records") != 0;
-  const bool counters_wanted = argc == 4 && std::strcmp(argv[3], "--counters") == 0;
+  // --counters: every call's kernels counted (a technique check); --counters-on-request: the
+  // counters made ready, and read only between the judge's count requests (the profile of a
+  // performance case, where the candidate's and the reference's processes take turns).
+  const bool counters_now = argc == 4 && std::strcmp(argv[3], "--counters") == 0;
+  const bool counters_later = argc == 4 && std::strcmp(argv[3], "--counters-on-request") == 0;
   if (argc < 2 || argc > 4 || fcntl(kChannel, F_GETFD) < 0) {
     std::fprintf(stderr,
                  "cudalab-serve: started by a lab's grader only (usage: cudalab-serve LIBRARY "
-                 "[--kernel-records|--no-kernel-records [--counters]], with the grader's channel "
+                 "[--kernel-records|--no-kernel-records [--counters|--counters-on-request]], with "
+                 "the grader's channel "
                  "on descriptor 3)\n");
     return 2;
   }
@@ -462,8 +486,10 @@ int main(int argc, char** argv) {
   else
     tracing_problem = "not recorded (under compute-sanitizer, which CUPTI does not run beside)";
   const CUfunction empty = load_empty_kernel();
-  // The performance counters, for a technique check: set up while threads are allowed.
-  serve::KernelCounters* counters = counters_wanted ? new serve::KernelCounters(context) : nullptr;
+  // The performance counters, for a technique check or a profile: set up while threads are
+  // allowed.
+  serve::KernelCounters* counters =
+      counters_now || counters_later ? new serve::KernelCounters(context, counters_now) : nullptr;
 
   // 2. and 3.
   forget_start(argc, argv);
@@ -484,7 +510,7 @@ int main(int argc, char** argv) {
   wire::Writer ready;
   ready.u8(static_cast<std::uint8_t>(wire::Status::ok));
   if (!wire::send_message(kChannel, ready.body())) _exit(1);
-  Server(dispatch, stream, warm, empty, counters).serve();
+  Server(dispatch, stream, warm, empty, counters, counters_now).serve();
   // No exit handlers, no destructors: nothing of the student's runs after the last call.
   _exit(0);
 }

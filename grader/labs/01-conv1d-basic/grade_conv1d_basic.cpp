@@ -50,7 +50,7 @@ GRADED_CHECK("largest size", "[lab01][correctness][large]", 10, Needs::gpu) {
   conv1d::require_all_pass({conv1d::largest_case(base_seed())}, kCandidate);
 }
 
-GRADED_CHECK("performance vs reference", "[lab01][perf]", 25, Needs::gpu) {
+GRADED_CHECK("performance vs reference", "[lab01][perf][profile]", 25, Needs::gpu) {
   conv1d::grade_conv1d_performance("01", kCandidate, kReference);
 }
 

@@ -53,7 +53,7 @@ GRADED_CHECK("largest size", "[lab02][correctness][large]", 5, Needs::gpu) {
   conv1d::require_all_pass({conv1d::largest_case(base_seed())}, lab02::kCandidate);
 }
 
-GRADED_CHECK("performance vs reference", "[lab02][perf]", 20, Needs::gpu) {
+GRADED_CHECK("performance vs reference", "[lab02][perf][profile]", 20, Needs::gpu) {
   conv1d::grade_conv1d_performance("02", lab02::kCandidate, lab02::kReference);
 }
 

@@ -92,7 +92,7 @@ GRADED_CHECK("a mask wider than the constant buffer is refused", "[lab03][correc
                                          << ": it must throw std::invalid_argument");
 }
 
-GRADED_CHECK("performance vs reference", "[lab03][perf]", 20, Needs::gpu) {
+GRADED_CHECK("performance vs reference", "[lab03][perf][profile]", 20, Needs::gpu) {
   conv1d::grade_conv1d_performance("03", lab03::kCandidate, lab03::kReference);
 }
 

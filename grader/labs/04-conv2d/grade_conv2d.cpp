@@ -101,7 +101,7 @@ GRADED_CHECK("large RGB image", "[lab04][correctness][large]", 4, Needs::gpu) {
   lab04::require_all_pass(lab04::large_cases(base_seed()), lab04::kCandidate);
 }
 
-GRADED_CHECK("performance vs reference", "[lab04][perf]", 16, Needs::gpu) {
+GRADED_CHECK("performance vs reference", "[lab04][perf][profile]", 16, Needs::gpu) {
   lab04::grade_conv2d_performance(lab04::kCandidate, lab04::kReference);
 }
 

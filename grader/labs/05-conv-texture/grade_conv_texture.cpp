@@ -172,7 +172,8 @@ GRADED_CHECK("rotation with mirror addressing", "[lab05][correctness]", 6, Needs
 // ---------------------------------------------------------------------------------------------
 // Performance: 4096 x 4096, radius 4; each texture loaded before timing (not timed)
 
-GRADED_CHECK("texture convolution performance vs reference", "[lab05][perf]", 10, Needs::gpu) {
+GRADED_CHECK("texture convolution performance vs reference", "[lab05][perf][profile]", 10,
+             Needs::gpu) {
   lab05::grade_conv_performance("05", lab05::kCandidateTexture, lab05::kReferenceTexture);
 }
 

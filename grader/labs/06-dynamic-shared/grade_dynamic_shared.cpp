@@ -300,7 +300,7 @@ GRADED_CHECK("reverse performance vs reference", "[lab06][perf]", 10, Needs::gpu
   lab06::grade_reverse_performance("06", lab06::kCandidateReverse, lab06::kReferenceReverse);
 }
 
-GRADED_CHECK("convolution performance vs reference", "[lab06][perf]", 10, Needs::gpu) {
+GRADED_CHECK("convolution performance vs reference", "[lab06][perf][profile]", 10, Needs::gpu) {
   // Each at the tile it chooses for the device (tile_width 0).
   conv1d::grade_conv1d_performance("06", lab06::candidate_conv(0), lab06::reference_conv(0));
 }

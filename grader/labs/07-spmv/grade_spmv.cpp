@@ -139,7 +139,8 @@ GRADED_CHECK("performance vs reference: CSR scalar on 2D Poisson", "[lab07][perf
   grade_performance(PerfMatrix::poisson_2d, Format::csr_scalar);
 }
 
-GRADED_CHECK("performance vs reference: CSR vector on 2D Poisson", "[lab07][perf]", 4, Needs::gpu) {
+GRADED_CHECK("performance vs reference: CSR vector on 2D Poisson", "[lab07][perf][profile]", 4,
+             Needs::gpu) {
   grade_performance(PerfMatrix::poisson_2d, Format::csr_vector);
 }
 

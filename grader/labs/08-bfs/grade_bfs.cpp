@@ -136,7 +136,7 @@ GRADED_CHECK("edge-parallel: performance vs reference", "[lab08][perf]", 10, Nee
   lab08::grade_bfs_performance(Algo::edge_parallel, lab08::kCandidate, lab08::kReference);
 }
 
-GRADED_CHECK("frontier: performance vs reference", "[lab08][perf]", 15, Needs::gpu) {
+GRADED_CHECK("frontier: performance vs reference", "[lab08][perf][profile]", 15, Needs::gpu) {
   lab08::grade_bfs_performance(Algo::frontier, lab08::kCandidate, lab08::kReference);
 }
 

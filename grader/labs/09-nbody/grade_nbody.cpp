@@ -114,7 +114,7 @@ GRADED_CHECK("energy drift bounded over 200 steps", "[lab09][correctness][large]
                                << "): check the order of kick, drift and kick");
 }
 
-GRADED_CHECK("performance vs reference", "[lab09][perf]", 15, Needs::gpu) {
+GRADED_CHECK("performance vs reference", "[lab09][perf][profile]", 15, Needs::gpu) {
   lab09::grade_nbody_performance("09", lab09::kCandidate.tiled, lab09::kReference.tiled);
 }
 

@@ -190,8 +190,8 @@ GRADED_CHECK("performance vs reference: course layer 1 (C = 1, M = 12)", "[lab10
   lab10::grade_layer_performance(1, lab10::kCandidate, lab10::kReference);
 }
 
-GRADED_CHECK("performance vs reference: course layer 2 (C = 12, M = 24)", "[lab10][perf]", 10,
-             Needs::gpu) {
+GRADED_CHECK("performance vs reference: course layer 2 (C = 12, M = 24)", "[lab10][perf][profile]",
+             10, Needs::gpu) {
   lab10::grade_layer_performance(2, lab10::kCandidate, lab10::kReference);
 }
 
