@@ -319,17 +319,19 @@ struct ProfileRow {
   const char* key;    // counters.h
   const char* label;  // in the message
   bool always;        // shown even when both are 0
+  bool lanes;         // a warp-level instruction count, shown as if each lane did one (x32), as
+                      // the technique checks show them (executed_summary)
 };
 const ProfileRow kProfileRows[] = {
-    {"dram_bytes", "DRAM bytes", true},
-    {"global_ld", "global loads", true},
-    {"global_ld_sectors", "global-load sectors", true},
-    {"shared_ld", "shared loads", false},
-    {"shared_st", "shared stores", false},
-    {"shared_bank_conflicts", "bank conflicts", false},
-    {"texture", "texture fetches", false},
-    {"constant_ld", "constant requests", false},
-    {"global_atom", "atomics", false},
+    {"dram_bytes", "DRAM bytes", true, false},
+    {"global_ld", "global loads", true, true},
+    {"global_ld_sectors", "global-load sectors", true, false},
+    {"shared_ld", "shared loads", false, true},
+    {"shared_st", "shared stores", false, true},
+    {"shared_bank_conflicts", "shared bank conflicts", false, false},
+    {"texture", "texture fetches", false, true},
+    {"constant_ld", "indexed-constant requests", false, false},
+    {"global_atom", "global atomics", false, true},
 };
 
 void profile_performance(const Launch& candidate, const Launch& reference,
@@ -372,7 +374,8 @@ void profile_performance(const Launch& candidate, const Launch& reference,
   bool any = false;
   char part[160];
   for (const ProfileRow& row : kProfileRows) {
-    const double c = sums[0][row.key] / outputs, r = sums[1][row.key] / outputs;
+    const double scale = (row.lanes ? 32.0 : 1.0) / outputs;
+    const double c = sums[0][row.key] * scale, r = sums[1][row.key] * scale;
     measure(std::string("profile_candidate_") + row.key, c);
     measure(std::string("profile_reference_") + row.key, r);
     if (!row.always && c == 0 && r == 0) continue;
