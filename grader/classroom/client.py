@@ -15,7 +15,7 @@ PYTHONPATH and the folder. Only the standard library, so that students install n
 
 The credentials live in $CUDALAB_CONFIG_DIR/service.json (default ~/.config/cudalab/), mode
 0600: {"server": URL, "token": T}. What is handed in is a gzip'ed tar of the labs' student files
-at their repository paths (each lab's one .cu file, as scripts/batch.py finds them, and its
+at their repository paths (each lab's one .cu file, as ./cudalab batch finds them, and its
 report.md when there is one), nothing else; by default the labs whose file differs from the
 committed skeleton. The service grades it as ./cudalab grade would (its table, its exit code).
 
@@ -29,7 +29,6 @@ import argparse
 import datetime
 import gzip
 import http.client
-import importlib.util
 import io
 import json
 import os
@@ -40,6 +39,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+
+from grader.classroom import base, submissions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG_NAME = "service.json"
@@ -71,29 +72,15 @@ class Refused(UsageError):
 # ---- Which files -----------------------------------------------------------------------------
 
 
-def load_batch(root):
-    """scripts/batch.py of ROOT as a module: its student_files() is the one list of the labs'
-    student files (from CMakeLists.txt), shared with the instructors' batch and the service."""
-    path = os.path.join(root, "scripts", "batch.py")
-    spec = importlib.util.spec_from_file_location("cudalab_batch", path)
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except OSError as e:
-        raise UsageError("cannot read %s (%s): run it from the repository's root" %
-                         (path, e.strerror))
-    return module
-
-
 def lab_files(root):
-    """{lab id: repo-relative path of its .cu file}."""
-    batch = load_batch(root)
+    """{lab id: repo-relative path of its .cu file}: submissions.student_files, the one list of
+    the labs' student files (from CMakeLists.txt), shared with the batch and the service."""
     try:
-        return batch.student_files(root)
+        return submissions.student_files(root)
     except OSError as e:
         raise UsageError("cannot read %s (%s): run it from the repository's root" %
                          (os.path.join(root, "CMakeLists.txt"), e.strerror))
-    except batch.UsageError as e:
+    except base.UsageError as e:
         raise UsageError(str(e))
 
 

@@ -5,11 +5,11 @@
 
 Builds in OUT the folder ./cudalab batch would have written had it graded each student's
 counting submissions (grader/classroom/deadlines.py: per lab, the last graded submission made
-before the lab's deadline), then runs scripts/batch_report.py on it, so that OUT/class/grades.csv,
-OUT/class/index.html and each student's student-report.json, results.json (Gradescope) and
-junit.xml are made by the batch's own code:
+before the lab's deadline), then runs the batch's reports (reports.py) on it, so that
+OUT/class/grades.csv, OUT/class/index.html and each student's student-report.json, results.json
+(Gradescope) and junit.xml are made by the batch's own code:
 
-    OUT/batch.json                     cudalab-batch/1, as scripts/batch.py writes it (and the
+    OUT/batch.json                     cudalab-batch/1, as ./cudalab batch writes it (and the
                                        service's folder, the deadlines and the submissions taken)
     OUT/skeleton.json                  {student file: sha256 of the skeleton's}
     OUT/seed                           the service's secret seed (0600; OUT is 0700)
@@ -39,10 +39,9 @@ import subprocess
 import sys
 
 from grader.classroom import deadlines as deadline_rules
-from grader.classroom import store, worker
+from grader.classroom import base, store, submissions, worker
 
-ROOT = worker.ROOT
-batch = worker.batch
+ROOT = base.ROOT
 NO_SUBMISSION = "no submission before the deadline"
 DEADLINES_SETTING = "deadlines_file"
 
@@ -179,7 +178,7 @@ class Submission:
                 self.meta = {}
         except (OSError, ValueError):
             self.meta = {}
-        self.files, self.ignored, error = batch.read_submission(
+        self.files, self.ignored, error = submissions.read_submission(
             os.path.join(data, row["upload"]), paths)
         if error:
             self.problem = "its upload: %s" % error
@@ -188,7 +187,7 @@ class Submission:
 def student_files(s, lab, known):
     """{path: bytes} of the lab's files in the submission: its .cu and its report.md."""
     rel = known[lab]
-    report = os.path.dirname(rel) + "/" + batch.REPORT_NAME
+    report = os.path.dirname(rel) + "/" + base.REPORT_NAME
     return {p: s.files[p] for p in (rel, report) if p in s.files}
 
 
@@ -205,14 +204,14 @@ def write_student(folder, sid, mine, subs, labs, known, deadlines):
     if not mine:
         meta["error"] = NO_SUBMISSION if any(lab in deadlines for lab in labs) else \
             "no submission"
-        batch.write_json(os.path.join(folder, "meta.json"), meta)
+        base.write_json(os.path.join(folder, "meta.json"), meta)
         return False
     by_lab, problems, handed = {}, {}, {}
     for lab in sorted(mine):
         s = subs[mine[lab]["id"]]
         files = student_files(s, lab, known)
         handed.update(files)
-        meta["files"].update({p: batch.sha256(d) for p, d in files.items()})
+        meta["files"].update({p: base.sha256(d) for p, d in files.items()})
         if lab_entry(s.report, lab) is not None:
             by_lab[lab] = s.report
         else:
@@ -230,27 +229,27 @@ def write_student(folder, sid, mine, subs, labs, known, deadlines):
                 build_seconds=round(sum(r["build_seconds"] or 0.0 for r in rows), 2),
                 grade_seconds=round(sum(r["grade_seconds"] or 0.0 for r in rows), 2),
                 graded_at=deadline_rules.iso(latest.row["finished_at"]),
-                reports=batch.save_reports(folder, handed))
+                reports=submissions.save_reports(folder, handed))
     if problems:
         meta["lab_errors"] = problems
     if by_lab:
         reports = [subs[r["id"]].report for r in rows if subs[r["id"]].report is not None]
         merged = merge_reports(by_lab, reports[-1])
-        batch.write_json(os.path.join(folder, "report.json"), merged)
+        base.write_json(os.path.join(folder, "report.json"), merged)
     else:
         meta["error"] = "not graded: " + "; ".join("lab %s, %s" % (lab, why)
                                                    for lab, why in sorted(problems.items()))
-    batch.write_json(os.path.join(folder, "meta.json"), meta)
+    base.write_json(os.path.join(folder, "meta.json"), meta)
     return bool(by_lab)
 
 
 def export(data, out, lab_text=None, deadlines_path=None, quiet=False):
     """Writes OUT from DIR (see the module's docstring) and runs the batch's report on it;
-    returns batch_report.py's exit code. ExportError for bad arguments."""
+    returns 0, or 1 when the batch's reports (reports.py) failed. ExportError for bad arguments."""
     data, out = os.path.abspath(data), os.path.abspath(out)
     check_folders(data, out)
-    known = batch.student_files(ROOT)
-    paths = list(known.values()) + batch.report_files(known)
+    known = submissions.student_files(ROOT)
+    paths = list(known.values()) + submissions.report_files(known)
     conn = store.connect(worker.db_path(data))
     try:
         deadlines, source = load_deadlines(conn, deadlines_path, known)
@@ -266,12 +265,12 @@ def export(data, out, lab_text=None, deadlines_path=None, quiet=False):
         raise ExportError("cannot read the service's seed %s: %s" %
                           (os.path.join(data, "seed"), e.strerror))
 
-    started = batch.now()
+    started = base.now()
     os.makedirs(os.path.join(out, "students"), exist_ok=True)
     os.chmod(out, 0o700)  # the seed, every student's report: the instructor's eyes only
     write_private(os.path.join(out, "seed"), seed + "\n")
-    batch.write_json(os.path.join(out, "skeleton.json"),
-                     {rel: batch.sha256(batch.read_file(os.path.join(ROOT, rel))) for rel in paths
+    base.write_json(os.path.join(out, "skeleton.json"),
+                     {rel: base.sha256(base.read_file(os.path.join(ROOT, rel))) for rel in paths
                       if os.path.exists(os.path.join(ROOT, rel))})
     subs, graded, taken = {}, 0, {}
     roster = [s["id"] for s in students]
@@ -292,8 +291,8 @@ def export(data, out, lab_text=None, deadlines_path=None, quiet=False):
     devices = sorted({(s.report.get("device") or {}).get("name") for s in subs.values()
                       if isinstance(s.report, dict) and isinstance(s.report.get("device"), dict)
                       and isinstance(s.report["device"].get("name"), str)})
-    batch.write_json(os.path.join(out, "batch.json"), {
-        "schema": "cudalab-batch/1", "started_at": started, "finished_at": batch.now(),
+    base.write_json(os.path.join(out, "batch.json"), {
+        "schema": "cudalab-batch/1", "started_at": started, "finished_at": base.now(),
         "gpus": gpus, "device": ", ".join(devices) if devices else None, "total": len(roster),
         "graded_now": 0, "seed_file": "seed", "labs": labs,
         "source": "the class service's counting submissions (grader/classroom/export.py)",
@@ -306,9 +305,8 @@ def export(data, out, lab_text=None, deadlines_path=None, quiet=False):
             "" if not any(lab in deadlines for lab in labs) else " (deadlines: %s)" % ", ".join(
                 "%s %s" % (lab, deadline_rules.iso(deadlines[lab])) for lab in labs
                 if lab in deadlines), out), flush=True)
-    script = os.path.join(ROOT, "scripts", "batch_report.py")
-    r = subprocess.run([sys.executable, script, out], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
+    r = subprocess.run(base.module_command("reports") + [out], env=base.module_env(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.stdout.strip() and (not quiet or r.returncode != 0):
         print(r.stdout.rstrip("\n"), file=sys.stdout if r.returncode == 0 else sys.stderr)
     if r.returncode != 0:
@@ -339,7 +337,7 @@ def main(argv):
     except ExportError as e:
         print("export: error: %s" % e, file=sys.stderr)
         return 2
-    except batch.UsageError as e:
+    except base.UsageError as e:
         print("export: error: %s" % e, file=sys.stderr)
         return 2
     except OSError as e:

@@ -5,7 +5,7 @@
         [--max-upload-bytes B] [--per-hour N] [--gpu-seconds-per-day S] [--deadlines FILE]
 
 Students without a GPU submit their lab files (a .tar.gz of them at their repository paths) over
-HTTP and get the instructor's verdict: the same grading as ./cudalab batch (scripts/batch.py: the
+HTTP and get the instructor's verdict: the same grading as ./cudalab batch (batch.py: the
 sandbox, the secret seed in DIR/seed, the reports), made by worker processes
 (grader/classroom/worker.py), one per GPU, which this process starts, restarts when one dies and
 stops with it. The state is in DIR/service.sqlite (grader/classroom/store.py): a restart of the
@@ -66,10 +66,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from grader.classroom import deadlines as deadline_rules
-from grader.classroom import leaderboard, roster, store, worker as grading
+from grader.classroom import leaderboard, roster, store, submissions, worker, workers
+from grader.classroom.base import UsageError
 
-ROOT = grading.ROOT
-batch = grading.batch
+ROOT = worker.ROOT
 HERE = os.path.dirname(os.path.abspath(__file__))
 COOKIE = "cudalab_token"
 COOKIE_MAX_AGE = 120 * 86400  # a term
@@ -183,17 +183,17 @@ def make_app(data_dir, options=None):
     per_hour, gpu_seconds_per_day, deadlines (a deadlines file's path; a DeadlineError when it
     is malformed)."""
     data = os.path.abspath(data_dir)
-    grading.prepare_data_dir(data)
-    grading.ensure_seed(data)
-    db = Database(grading.db_path(data))
+    worker.prepare_data_dir(data)
+    worker.ensure_seed(data)
+    db = Database(worker.db_path(data))
     roster.ensure_instructor_token(db(), data)
     max_upload = int(option(options, "max_upload_bytes"))
     per_hour = int(option(options, "per_hour"))
     gpu_per_day = float(option(options, "gpu_seconds_per_day"))
-    known = batch.student_files(ROOT)
+    known = submissions.student_files(ROOT)
     labs_all = sorted(known)
     lab_names = {lab: rel.split("/")[1][3:] for lab, rel in known.items()}  # "conv1d-basic"
-    member_paths = list(known.values()) + batch.report_files(known)
+    member_paths = list(known.values()) + submissions.report_files(known)
     rules = deadline_rules.Deadlines(option(options, "deadlines"), known)
     # The export reads the same file (a service started without one has none).
     store.set_setting(db(), DEADLINES_SETTING, rules.path)
@@ -318,13 +318,13 @@ def make_app(data_dir, options=None):
     def console_of(row):
         if row["state"] != "done":
             return None
-        folder = grading.result_dir(data, row)
+        folder = worker.result_dir(data, row)
         for name in ("console.log", "grade.log"):
             try:
                 with open(os.path.join(folder, name), "rb") as f:
                     text = f.read(MAX_CONSOLE_BYTES).decode("utf-8", errors="replace")
                 if name == "grade.log":  # a result of before console.log: at least no seed
-                    text = grading.redact(text, grading.ensure_seed(data))
+                    text = worker.redact(text, worker.ensure_seed(data))
                 return text
             except OSError:
                 continue
@@ -385,7 +385,7 @@ def make_app(data_dir, options=None):
         entry = entries.get(key, entries)  # (the dict itself: not there)
         if entry is entries:
             try:
-                with open(os.path.join(grading.result_dir(data, row), "report.json")) as f:
+                with open(os.path.join(worker.result_dir(data, row), "report.json")) as f:
                     entry = leaderboard.lab_entry(json.load(f), lab)
             except (OSError, ValueError):
                 return None  # not cached: a folder being renamed
@@ -497,7 +497,7 @@ def make_app(data_dir, options=None):
 
     def accept_upload(who, body, wanted):
         """Saves the upload (fsync'ed before the row, see store.add_submission), checks it with
-        batch.read_submission and queues it."""
+        submissions.read_submission and queues it."""
         uploads = os.path.join(data, "uploads")
         stage = os.path.join(uploads, "incoming-%s.tar.gz" % uuid.uuid4().hex)
         with open(stage, "wb") as f:
@@ -505,7 +505,7 @@ def make_app(data_dir, options=None):
             f.flush()
             os.fsync(f.fileno())
         try:
-            files, ignored, error = batch.read_submission(stage, member_paths)
+            files, ignored, error = submissions.read_submission(stage, member_paths)
             if error is not None:
                 # (tarfile's own text may end in a colon where its detail was on a next line)
                 raise ApiError(400, "the upload is not a readable .tar.gz of your lab files (%s)" %
@@ -720,9 +720,9 @@ class Supervisor:
     def reap(self, slot):
         proc = slot["proc"]
         slot["proc"] = None
-        grading.kill_session(proc.pid)  # the builds and grades it left running
+        worker.kill_session(proc.pid)  # the builds and grades it left running
         try:
-            conn = store.connect(grading.db_path(self.data))
+            conn = store.connect(worker.db_path(self.data))
             store.worker_gone(conn, "%s:%d" % (self.host, proc.pid))
             conn.close()
         except Exception:
@@ -771,20 +771,20 @@ class Supervisor:
                 p.wait(max(0.1, end - time.time()))
             except subprocess.TimeoutExpired:
                 pass
-            grading.kill_session(p.pid)
+            worker.kill_session(p.pid)
             p.poll()
 
 
 def worker_slots(args):
     """The GPU of each worker to start: --gpus, else one per GPU (CUDA_VISIBLE_DEVICES's, else
     nvidia-smi's), else one without a GPU; --workers N takes the first N (without a GPU, N)."""
-    gpus = batch.worker_gpus(args.gpus, batch.detect_gpus(), os.environ.get("CUDA_VISIBLE_DEVICES"))
+    gpus = workers.worker_gpus(args.gpus, workers.detect_gpus(), os.environ.get("CUDA_VISIBLE_DEVICES"))
     if args.workers is None:
         return gpus
     if gpus == [None]:
         return [None] * args.workers
     if args.workers > len(gpus):
-        raise batch.UsageError("--workers %d: this machine has %d GPU(s), and two workers never "
+        raise UsageError("--workers %d: this machine has %d GPU(s), and two workers never "
                                "share one" % (args.workers, len(gpus)))
     return gpus[: args.workers]
 
@@ -837,8 +837,8 @@ def main(argv):
         slots = worker_slots(args)
         if args.deadlines:
             args.deadlines = os.path.abspath(args.deadlines)
-            deadline_rules.read_deadlines(args.deadlines, batch.student_files(ROOT))
-    except (batch.UsageError, deadline_rules.DeadlineError) as e:
+            deadline_rules.read_deadlines(args.deadlines, submissions.student_files(ROOT))
+    except (UsageError, deadline_rules.DeadlineError) as e:
         print("serve: error: %s" % e, file=sys.stderr)
         return 2
     # The socket first: a port in use is one line, before any worker starts.

@@ -5,11 +5,12 @@ grades each one as ./cudalab batch does, and records the verdict.
                                         [--timeout S] [--once]
 
 `./cudalab serve` starts one per GPU (and restarts one that dies); one can also be started by
-hand, on the same machine as DIR. The grading is scripts/batch.py's: one batch.Worker (a copy of
+hand, on the same machine as DIR. The grading is ./cudalab batch's: one workers.Worker (a copy of
 the repository and one build of the framework, in a folder of WORK claimed with
-batch.claim_worker_folder), batch.read_submission on the upload, batch.grade_submission with the
-service's secret seed (DIR/seed). Each lab's solution grader is built the first time a submission
-of that lab comes (a class rarely submits every lab on the first day).
+workers.claim_worker_folder), submissions.read_submission on the upload,
+grading.grade_submission with the service's secret seed (DIR/seed). Each lab's solution grader is
+built the first time a submission of that lab comes (a class rarely submits every lab on the first
+day).
 
 Exactly once (store.py): the job is claimed with a lease, which a heartbeat thread extends every
 10 s; the results go to DIR/submissions/<id>.tmp-<owner>/, and only the worker whose finishing
@@ -23,7 +24,6 @@ SIGINT) gives its job back at once.
 import argparse
 import contextlib
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -37,25 +37,14 @@ import time
 import types
 import uuid
 
-from grader.classroom import store
+from grader.classroom import base, grading, reports, store, submissions, workers
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = base.ROOT
 POLL_S = 1.0  # how often an idle worker looks for a job
 MAX_CONSOLE_ERROR_LINES = 40  # compile error lines shown for a file that does not compile
 # The files of a graded submission copied for an identical one (besides whatever else is there).
 RESULT_FILES = ("report.json", "grade.log", "build.log", "meta.json", "console.log")
 TMP_NAME = re.compile(r"^(\d+)\.tmp-([0-9a-f]+)$")
-
-
-def load_module(name, rel):
-    """A script of the repository as a module (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, rel))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-batch = load_module("cudalab_batch", "scripts/batch.py")
 
 
 # ---- DIR: what the service, the workers and the roster tool share ------------------------------
@@ -205,13 +194,13 @@ def without_paths(text, paths):
 
 class Stop(BaseException):
     """SIGTERM or SIGINT: give the job back and exit. A BaseException, so that
-    batch.grade_submission's `except Exception` does not take it for a grading error."""
+    grading.grade_submission's `except Exception` does not take it for a grading error."""
 
 
 class Shim:
-    """What batch.grade_submission and batch.student_reports use of a batch.Batch: the secret
+    """What grading.grade_submission and grading.student_reports use of a grading.Batch: the secret
     seed, the student's folder (this job's tmp folder) and OUT, a batch output folder made for
-    this job whose students/<sid> is a link to the tmp folder (batch_report.py writes the
+    this job whose students/<sid> is a link to the tmp folder (reports.py writes the
     student's files, the seed withheld, there)."""
 
     def __init__(self, out, seed, folder):
@@ -231,8 +220,8 @@ class Grader:
         self.conn = store.connect(db_path(self.data))
         self.host = socket.gethostname().split(".")[0]
         self.name = "%s:%d" % (self.host, os.getpid())  # the service finds it by its pid
-        self.known = batch.student_files(ROOT)
-        self.paths = list(self.known.values()) + batch.report_files(self.known)
+        self.known = submissions.student_files(ROOT)
+        self.paths = list(self.known.values()) + submissions.report_files(self.known)
         self.work = os.path.abspath(args.work) if args.work else os.path.join(self.data, "work")
         self.lock = threading.Lock()
         self.job = None  # (id, owner) of the job held
@@ -242,7 +231,7 @@ class Grader:
         self.prepared = set()  # the labs whose solution graders this worker built
 
     def log(self, text):
-        batch.say("[worker %s%s] %s" % (self.name, "" if self.args.gpu is None else
+        base.say("[worker %s%s] %s" % (self.name, "" if self.args.gpu is None else
                                         ", GPU " + self.args.gpu, text))
 
     # -- heartbeat: the lease, and the workers table ---------------------------------------------
@@ -288,8 +277,8 @@ class Grader:
         try:
             beat.start()
             recover(self.conn, self.data)
-            folder, self.folder_lock = batch.claim_worker_folder(self.work)
-            self.worker = batch.Worker(folder, self.args.gpu, self.worker_args(), [])
+            folder, self.folder_lock = workers.claim_worker_folder(self.work)
+            self.worker = workers.Worker(folder, self.args.gpu, self.worker_args(), [])
             self.set_state("preparing")
             self.worker.prepare()  # the framework: the grade command
             self.set_state("idle")
@@ -322,7 +311,7 @@ class Grader:
                 pass
 
     def worker_args(self):
-        """The options batch.Worker reads (./cudalab batch's, with its defaults)."""
+        """The options workers.Worker reads (./cudalab batch's, with its defaults)."""
         return types.SimpleNamespace(
             preset=self.args.preset, timeout=self.args.timeout, submission_timeout=1800,
             build_timeout=900, jobs=0, sandbox="auto",
@@ -375,20 +364,20 @@ class Grader:
             if os.path.exists(os.path.join(src, name)):
                 shutil.copy2(os.path.join(src, name), os.path.join(tmp, name))
         upload = os.path.join(self.data, job["upload"])
-        files, ignored, error = batch.read_submission(upload, self.paths)
+        files, ignored, error = submissions.read_submission(upload, self.paths)
         try:
             with open(os.path.join(tmp, "meta.json")) as f:
                 meta = json.load(f)
         except (OSError, ValueError):
             meta = {}
         meta.update(student=job["student"], submission=os.path.basename(upload),
-                    files={rel: batch.sha256(data) for rel, data in files.items()},
-                    ignored=ignored, reused_from=source["id"], graded_at=batch.now(),
+                    files={rel: base.sha256(data) for rel, data in files.items()},
+                    ignored=ignored, reused_from=source["id"], graded_at=base.now(),
                     build_seconds=0.0, grade_seconds=0.0, submission_id=job["id"],
-                    service_worker=self.name, reports=batch.save_reports(tmp, files))
-        batch.write_json(os.path.join(tmp, "meta.json"), meta)
+                    service_worker=self.name, reports=submissions.save_reports(tmp, files))
+        base.write_json(os.path.join(tmp, "meta.json"), meta)
         with self.batch_out(job, tmp) as out:
-            batch.student_reports(out, job["student"])
+            grading.student_reports(out, job["student"])
         result = {c: source[c] for c in store.RESULT_COLUMNS}
         for c in ("lab_points", "failed_checks"):
             result[c] = store.decode(source, c)
@@ -397,15 +386,15 @@ class Grader:
 
     @contextlib.contextmanager
     def batch_out(self, job, tmp):
-        """OUT for batch.student_reports (scripts/batch_report.py) while it is used: batch.json,
+        """OUT for grading.student_reports (reports.py) while it is used: batch.json,
         the seed's path, and students/<sid> a link to the tmp folder, where the student's
         files (the seed withheld) are written."""
         out = os.path.join(tmp, ".batch")
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(os.path.join(out, "students"))
         os.symlink(tmp, os.path.join(out, "students", job["student"]))
-        batch.write_json(os.path.join(out, "batch.json"), {
-            "schema": "cudalab-batch/1", "started_at": batch.now(), "finished_at": None,
+        base.write_json(os.path.join(out, "batch.json"), {
+            "schema": "cudalab-batch/1", "started_at": base.now(), "finished_at": None,
             "gpus": [] if self.args.gpu is None else [self.args.gpu], "device": None, "total": 1,
             "graded_now": 1, "seed_file": os.path.join(self.data, "seed"),
             "labs": job["labs"].split(",")})
@@ -422,11 +411,11 @@ class Grader:
             self.prepared |= set(labs)
         self.worker.labs = labs
         upload = os.path.join(self.data, job["upload"])
-        files, ignored, error = batch.read_submission(upload, self.paths)
-        hashes = {rel: batch.sha256(data) for rel, data in files.items()}
+        files, ignored, error = submissions.read_submission(upload, self.paths)
+        hashes = {rel: base.sha256(data) for rel, data in files.items()}
         item = (job["student"], upload, files, ignored, error, hashes)
         with self.batch_out(job, tmp) as out:
-            meta = batch.grade_submission(self.worker, Shim(out, self.seed, tmp), item,
+            meta = grading.grade_submission(self.worker, Shim(out, self.seed, tmp), item,
                                           {"submission_id": job["id"], "service_worker": self.name})
         return self.result(tmp, meta)
 
@@ -443,7 +432,7 @@ class Grader:
         error = one_line(meta.get("error")) if meta.get("error") else None
         # A GPU whose performance counters cannot be read gives no verdict on the technique
         # checks: no grade at all, unless the instructor allowed it (--allow-uncounted).
-        uncounted = batch.uncounted_reason(os.path.join(tmp, "report.json"))
+        uncounted = grading.uncounted_reason(os.path.join(tmp, "report.json"))
         if uncounted and not getattr(self.args, "allow_uncounted", False):
             self.log("the GPU's performance counters cannot be read: %s" % uncounted)
             report = None
@@ -490,21 +479,12 @@ class Grader:
 
 
 def redact(text, seed, report=None):
-    """The text without the secret seed (batch_report.py's rule: CUDALAB_SEED=..., 'seed N', the
+    """The text without the secret seed (reports.py's rule: CUDALAB_SEED=..., 'seed N', the
     number itself)."""
     secrets_ = [str(seed)]
     if report and report.get("seed") is not None:
         secrets_.append(str(report["seed"]))
-    return batch_report().redact(text, sorted(set(secrets_)))
-
-
-_batch_report = []
-
-
-def batch_report():
-    if not _batch_report:
-        _batch_report.append(load_module("cudalab_batch_report", "scripts/batch_report.py"))
-    return _batch_report[0]
+    return reports.redact(text, sorted(set(secrets_)))
 
 
 def one_line(text):
@@ -563,7 +543,7 @@ def main(argv):
     signal.signal(signal.SIGINT, stop)
     try:
         code = grader.run()
-    except batch.UsageError as e:
+    except base.UsageError as e:
         print("worker: error: %s" % e, file=sys.stderr)
         code = 2
     except (RuntimeError, OSError) as e:  # the framework does not build, a full disk

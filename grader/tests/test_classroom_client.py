@@ -42,8 +42,8 @@ cudalab_add_lab(02-conv1d-tiled
 
 
 def make_root(folder, git=False):
-    """A repository of two labs: CMakeLists.txt, scripts/batch.py, the skeletons, each lab's
-    header, and files that are never handed in; with GIT, a checkout with them committed."""
+    """A repository of two labs: CMakeLists.txt, the skeletons, each lab's header, and files that
+    are never handed in; with GIT, a checkout with them committed."""
     files = {"CMakeLists.txt": CMAKE, LAB01: "// skeleton 01\n", LAB02: "// skeleton 02\n",
              "labs/01-conv1d-basic/conv1d_basic.h": "// interface\n",
              "labs/01-conv1d-basic/notes.txt": "mine\n", "README.md": "readme\n"}
@@ -51,8 +51,6 @@ def make_root(folder, git=False):
         os.makedirs(os.path.dirname(os.path.join(folder, rel)) or folder, exist_ok=True)
         with open(os.path.join(folder, rel), "w") as f:
             f.write(text)
-    os.makedirs(os.path.join(folder, "scripts"))
-    shutil.copy(os.path.join(ROOT, "scripts", "batch.py"), os.path.join(folder, "scripts"))
     if git:
         g = ["git", "-C", folder, "-c", "user.name=t", "-c", "user.email=t@example.org"]
         subprocess.run(g + ["init", "-q"], check=True)

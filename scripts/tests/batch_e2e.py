@@ -25,6 +25,8 @@ import time
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# ./cudalab batch: grader.classroom's batch, run with env() (the repository on PYTHONPATH).
+BATCH = [sys.executable, "-m", "grader.classroom.batch"]
 LAB01 = "labs/01-conv1d-basic/conv1d_basic.cu"
 LAB02 = "labs/02-conv1d-tiled/conv1d_tiled.cu"
 REPORT01 = "labs/01-conv1d-basic/report.md"
@@ -33,6 +35,11 @@ REPORT02 = "labs/02-conv1d-tiled/report.md"
 ALICE_REPORT = "# Lab 01 report\n\nPredicted 37.7 M load requests; measured 37.7 M.\n"
 CAROL_REPORT = "# Lab 02 report\n\n1. The halo is 2r elements.\n"
 ERIN_REPORT = "# Lab 02 <b>report</b> & notes\n"
+
+
+def env():
+    """This environment (as it is now) with the repository on PYTHONPATH, for BATCH."""
+    return dict(os.environ, PYTHONPATH=ROOT)
 
 
 def read(rel):
@@ -110,11 +117,10 @@ def main(argv):
     os.makedirs(subs)
     make_submissions(subs)
     preset = os.environ.get("CUDALAB_PRESET", "default")
-    cmd = [sys.executable, os.path.join(ROOT, "scripts", "batch.py"), subs, "--out", out,
-           "--lab", "01,02", "--timeout", os.environ.get("CUDALAB_E2E_TIMEOUT", "5"),
-           "--preset", preset]
+    cmd = BATCH + [subs, "--out", out, "--lab", "01,02",
+                   "--timeout", os.environ.get("CUDALAB_E2E_TIMEOUT", "5"), "--preset", preset]
     start = time.time()
-    r = subprocess.run(cmd)
+    r = subprocess.run(cmd, env=env())
     first = time.time() - start
     failures = []
 
@@ -207,10 +213,10 @@ def main(argv):
 
     # Resumable: a second run grades nothing; --only re-grades one.
     start = time.time()
-    again = subprocess.run(cmd, capture_output=True, text=True)
+    again = subprocess.run(cmd, env=env(), capture_output=True, text=True)
     expect(again.returncode == 0 and "0 to grade now" in again.stdout,
            "a re-run grades nothing (%.1f s)" % (time.time() - start))
-    bad = subprocess.run(cmd + ["--only", "nobody"], capture_output=True, text=True)
+    bad = subprocess.run(cmd + ["--only", "nobody"], env=env(), capture_output=True, text=True)
     expect(bad.returncode == 2 and bad.stderr.count("\n") == 1,
            "--only with an unknown student: one line, exit code 2")
     print("batch of 6 submissions (labs 01, 02): %.0f s, worker build included" % first)

@@ -61,10 +61,12 @@ LAB01 = "labs/01-conv1d-basic/conv1d_basic.cu"
 ANSWER01 = "grader/labs/01-conv1d-basic/variants/answer.cu"
 STUDENTS = 50
 SUBMITS = 3  # per student
-# What a student's folder needs to run ./cudalab login/submit/submissions: the driver, the client,
-# the list of labs (CMakeLists.txt, read by scripts/batch.py) and the lab file handed in.
-CLIENT_FILES = ["cudalab", "CMakeLists.txt", "scripts/batch.py", "grader/classroom/__init__.py",
-                "grader/classroom/client.py"]
+# What a student's folder needs to run ./cudalab login/submit/submissions: the driver, the client
+# and what it imports (base.py, submissions.py: the list of labs, read from CMakeLists.txt) and the
+# lab file handed in.
+CLIENT_FILES = ["cudalab", "CMakeLists.txt", "grader/classroom/__init__.py",
+                "grader/classroom/client.py", "grader/classroom/base.py",
+                "grader/classroom/submissions.py"]
 KINDS = ("skeleton", "answer", "compile-error")
 DONE_WITHIN = 300  # seconds for the 150 submissions once the worker is built (the kill's
 # lease and the restart included)

@@ -32,9 +32,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-import batch  # noqa: E402
+sys.path.insert(0, ROOT)
 import batch_e2e  # noqa: E402
+from grader.classroom import base, grading, slurm  # noqa: E402
 
 PACKAGES = ["slurmctld", "slurmd", "slurm-client", "munge"]
 PORTS = (16817, 16818)  # not Slurm's defaults: a Slurm of the machine's own is left alone
@@ -204,8 +204,9 @@ PartitionName=ci Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 
 
 def submit(argv):
-    """Runs batch.py --slurm ARGV; returns (output, [job ids]): the arrays, then the collector."""
-    r = sh([sys.executable, os.path.join(ROOT, "scripts", "batch.py"), "--slurm"] + argv)
+    """Runs the batch with --slurm ARGV; returns (output, [job ids]): the arrays, then the
+    collector."""
+    r = sh(batch_e2e.BATCH + ["--slurm"] + argv, env=batch_e2e.env())
     if r.returncode != 0:
         raise SystemExit("slurm-e2e: the submission failed (%d):\n%s" % (r.returncode,
                                                                          r.stdout + r.stderr))
@@ -216,7 +217,7 @@ def submit(argv):
 def wait_jobs(ids, timeout):
     """Polls squeue until none of IDS is queued or running (sbatch --wait is slow); seconds."""
     start = time.time()
-    while batch.live_jobs(ids):
+    while slurm.live_jobs(ids):
         if time.time() - start > timeout:
             raise SystemExit("slurm-e2e: jobs %s still running after %d s:\n%s" % (
                 ", ".join(ids), timeout, sh(["squeue"]).stdout))
@@ -313,7 +314,7 @@ def main(argv):
         print(text, end="")
         expect(len(ids) == 3, "two job arrays (MaxArraySize %d) and a collector: %s" % (
             MAX_ARRAY_SIZE, ids))
-        manifest = batch.read_manifest(os.path.join(out, "slurm", "manifest.tsv"))
+        manifest = slurm.read_manifest(os.path.join(out, "slurm", "manifest.tsv"))
         expect(sorted(s for s, _ in manifest.values()) == sorted(os.listdir(os.path.join(
             ref, "students"))), "the manifest: one line per submission (%d)" % len(manifest))
         scripts = [open(os.path.join(out, "slurm", n)).read()
@@ -323,13 +324,13 @@ def main(argv):
                "--dependency=afterany:%s:%s" % (ids[0], ids[1]) in scripts[2],
                "arrays of 4 and 2 tasks, one at a time, the second after the first, the "
                "collector after both")
-        busy = sh([sys.executable, os.path.join(ROOT, "scripts", "batch.py"), subs, "--out", out,
-                   "--slurm", "--max-parallel", "1"] + common)
+        busy = sh(batch_e2e.BATCH + [subs, "--out", out, "--slurm", "--max-parallel", "1"] + common,
+                  env=batch_e2e.env())
         expect(busy.returncode == 2 and "still queued or running" in busy.stderr,
                "no second submission while the batch's jobs run: %s" % busy.stderr.strip())
         wait_jobs(ids, 300)
         wall = time.time() - start
-        metas = [batch.read_meta(os.path.join(out, "students", s)) or {} for s, _ in
+        metas = [grading.read_meta(os.path.join(out, "students", s)) or {} for s, _ in
                  manifest.values()]
         busy = sum(m.get("build_seconds", 0) + m.get("grade_seconds", 0) for m in metas)
         log("6 submissions graded through Slurm, one task at a time, in %.0f s from the "
@@ -351,16 +352,16 @@ def main(argv):
             same = all(os.path.exists(p) for p in paths) and \
                 comparable(json.load(open(paths[0]))) == comparable(json.load(open(paths[1])))
             expect(same, "%s: the same report.json as on one machine (times aside)" % sid)
-            meta = batch.read_meta(os.path.join(out, "students", sid)) or {}
+            meta = grading.read_meta(os.path.join(out, "students", sid)) or {}
             expect(meta.get("state") == "done" and meta.get("gpu") in ("0", "1") and
-                   meta.get("worker") == "%s-0" % batch.SAFE_ID.sub("_", cluster.host),
+                   meta.get("worker") == "%s-0" % base.SAFE_ID.sub("_", cluster.host),
                    "%s: graded on the GPU the gres gave (CUDA_VISIBLE_DEVICES=%s), in worker "
                    "folder %s" % (sid, meta.get("gpu"), meta.get("worker")))
         workers = sorted(n for n in os.listdir(work) if os.path.isdir(os.path.join(work, n)))
         expect(workers == workers_before, "the tasks reused the single-machine batch's worker "
                "folder, no new one: %s" % workers)
-        again = sh([sys.executable, os.path.join(ROOT, "scripts", "batch.py"), subs, "--out",
-                    out, "--slurm", "--dry-run"] + common)
+        again = sh(batch_e2e.BATCH + [subs, "--out", out, "--slurm", "--dry-run"] + common,
+                   env=batch_e2e.env())
         expect("0 to grade now" in again.stdout, "a re-submission would grade nothing")
 
         # A task Slurm kills at its time limit (1 minute; Slurm looks every 30 s).
@@ -375,14 +376,14 @@ def main(argv):
         task_log = os.path.join(out2, "slurm", "logs", "%s_0.out" % ids[0])
         expect(os.path.exists(task_log) and "DUE TO TIME LIMIT" in open(task_log).read(),
                "Slurm cancelled the task at its time limit")
-        meta = batch.read_meta(os.path.join(out2, "students", "gina")) or {}
-        expect(meta.get("state") == "unfinished" and meta.get("error") == batch.KILLED,
+        meta = grading.read_meta(os.path.join(out2, "students", "gina")) or {}
+        expect(meta.get("state") == "unfinished" and meta.get("error") == slurm.KILLED,
                "gina's meta.json: %s" % meta.get("error"))
         rows = list(csv.DictReader(open(os.path.join(out2, "class", "grades.csv"))))
-        expect(len(rows) == 1 and rows[0]["graded"] == "no" and rows[0]["error"] == batch.KILLED,
+        expect(len(rows) == 1 and rows[0]["graded"] == "no" and rows[0]["error"] == slurm.KILLED,
                "the class CSV reports gina as not graded: the task ended before grading finished")
-        again = sh([sys.executable, os.path.join(ROOT, "scripts", "batch.py"), subs2, "--out",
-                    out2, "--slurm", "--dry-run", "--lab", "01", "--preset", preset])
+        again = sh(batch_e2e.BATCH + [subs2, "--out", out2, "--slurm", "--dry-run", "--lab", "01",
+                                      "--preset", preset], env=batch_e2e.env())
         expect("1 to grade now" in again.stdout, "a re-submission would grade gina again")
     finally:
         cluster.stop()

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Unit tests of scripts/batch.py without a build: which files of a submission are taken, unsafe
-archives, the report.md files taken beside the lab files, the students' ids, the worker-to-GPU mapping, the worker folders, the Slurm scripts,
-manifest and collector, bad options and bad input (one line, exit code 2: not a git checkout, an
-unreadable folder, a full disk), and the progress line."""
+"""Unit tests of ./cudalab batch (grader/classroom/batch.py and the modules below it) without a
+build: which files of a submission are taken, unsafe archives, the report.md files taken beside
+the lab files, the students' ids, the worker-to-GPU mapping, the worker folders, the Slurm
+scripts, manifest and collector, bad options and bad input (one line, exit code 2: not a git
+checkout, an unreadable folder, a full disk), and the progress line.
+
+    python3 grader/tests/test_classroom_batch.py [-v]
+"""
 
 import contextlib
 import io
@@ -16,42 +20,42 @@ import types
 import unittest
 import zipfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-import batch  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from grader.classroom import base, batch, grading, slurm, submissions, workers  # noqa: E402
 
 KNOWN = ["labs/01-conv1d-basic/conv1d_basic.cu", "labs/02-conv1d-tiled/conv1d_tiled.cu"]
 
 
 class MatchMembers(unittest.TestCase):
     def test_repository_layout_and_prefixes(self):
-        taken, ignored = batch.match_members(
+        taken, ignored = submissions.match_members(
             ["alice/labs/01-conv1d-basic/conv1d_basic.cu", "alice/notes.txt"], KNOWN)
         self.assertEqual(taken, {KNOWN[0]: "alice/labs/01-conv1d-basic/conv1d_basic.cu"})
         self.assertEqual(ignored, ["alice/notes.txt"])
 
     def test_flat_upload_by_file_name(self):
-        taken, ignored = batch.match_members(["conv1d_tiled.cu", "conv1d_basic.cu"], KNOWN)
+        taken, ignored = submissions.match_members(["conv1d_tiled.cu", "conv1d_basic.cu"], KNOWN)
         self.assertEqual(taken, {KNOWN[0]: "conv1d_basic.cu", KNOWN[1]: "conv1d_tiled.cu"})
         self.assertEqual(ignored, [])
 
     def test_the_repository_path_wins_over_a_file_name(self):
         names = ["old/conv1d_basic.cu", "labs/01-conv1d-basic/conv1d_basic.cu"]
-        taken, ignored = batch.match_members(names, KNOWN)
+        taken, ignored = submissions.match_members(names, KNOWN)
         self.assertEqual(taken[KNOWN[0]], "labs/01-conv1d-basic/conv1d_basic.cu")
         self.assertEqual(ignored, ["old/conv1d_basic.cu"])
 
     def test_several_copies_the_shortest_path_is_taken(self):
-        taken, ignored = batch.match_members(["a/b/conv1d_basic.cu", "a/conv1d_basic.cu"], KNOWN)
+        taken, ignored = submissions.match_members(["a/b/conv1d_basic.cu", "a/conv1d_basic.cu"], KNOWN)
         self.assertEqual(taken[KNOWN[0]], "a/conv1d_basic.cu")
         self.assertEqual(ignored, ["a/b/conv1d_basic.cu"])
 
 
 class CleanMember(unittest.TestCase):
     def test_paths(self):
-        self.assertEqual(batch.clean_member("./a//b/./c.cu"), "a/b/c.cu")
-        self.assertEqual(batch.clean_member("a\\b.cu"), "a/b.cu")
+        self.assertEqual(submissions.clean_member("./a//b/./c.cu"), "a/b/c.cu")
+        self.assertEqual(submissions.clean_member("a\\b.cu"), "a/b.cu")
         for bad in ("/etc/passwd", "../x.cu", "a/../../x.cu", "", "."):
-            self.assertIsNone(batch.clean_member(bad), bad)
+            self.assertIsNone(submissions.clean_member(bad), bad)
 
 
 class ReadSubmission(unittest.TestCase):
@@ -70,7 +74,7 @@ class ReadSubmission(unittest.TestCase):
             link = zipfile.ZipInfo("conv1d_tiled.cu")
             link.external_attr = 0o120777 << 16  # a symbolic link
             z.writestr(link, "/etc/passwd")
-        files, ignored, error = batch.read_submission(p, KNOWN)
+        files, ignored, error = submissions.read_submission(p, KNOWN)
         self.assertIsNone(error)
         self.assertEqual(files, {KNOWN[0]: b"good"})
         self.assertEqual(len(ignored), 3)
@@ -78,7 +82,7 @@ class ReadSubmission(unittest.TestCase):
     def test_tar_link_and_big_file(self):
         p = self.path("s.tar.gz")
         with tarfile.open(p, "w:gz") as t:
-            big = b"x" * (batch.MAX_FILE_BYTES + 1)
+            big = b"x" * (base.MAX_FILE_BYTES + 1)
             info = tarfile.TarInfo(KNOWN[0])
             info.size = len(big)
             t.addfile(info, io.BytesIO(big))
@@ -86,7 +90,7 @@ class ReadSubmission(unittest.TestCase):
             link.type = tarfile.SYMTYPE
             link.linkname = "/etc/shadow"
             t.addfile(link)
-        files, ignored, error = batch.read_submission(p, KNOWN)
+        files, ignored, error = submissions.read_submission(p, KNOWN)
         self.assertIsNone(error)
         self.assertEqual(files, {})
         self.assertTrue(any("larger than 1 MiB" in i for i in ignored))
@@ -96,7 +100,7 @@ class ReadSubmission(unittest.TestCase):
         p = self.path("s.zip")
         with open(p, "wb") as f:
             f.write(b"not a zip at all")
-        files, ignored, error = batch.read_submission(p, KNOWN)
+        files, ignored, error = submissions.read_submission(p, KNOWN)
         self.assertEqual(files, {})
         self.assertIn("cannot read the submission", error)
 
@@ -106,7 +110,7 @@ class ReadSubmission(unittest.TestCase):
         with open(os.path.join(d, KNOWN[0]), "w") as f:
             f.write("ok")
         os.symlink("/etc/passwd", os.path.join(d, "conv1d_tiled.cu"))
-        files, ignored, error = batch.read_submission(d, KNOWN)
+        files, ignored, error = submissions.read_submission(d, KNOWN)
         self.assertEqual(files, {KNOWN[0]: b"ok"})
         self.assertEqual(ignored, ["conv1d_tiled.cu (not a regular file)"])
 
@@ -117,38 +121,38 @@ class ListSubmissions(unittest.TestCase):
         os.makedirs(os.path.join(d, "alice"))
         open(os.path.join(d, "bob smith.zip"), "w").close()
         open(os.path.join(d, "export.csv"), "w").close()
-        self.assertEqual([sid for sid, _ in batch.list_submissions(d)], ["alice", "bob_smith"])
+        self.assertEqual([sid for sid, _ in submissions.list_submissions(d)], ["alice", "bob_smith"])
         open(os.path.join(d, "alice.tar.gz"), "w").close()
         with self.assertRaises(batch.UsageError):
-            batch.list_submissions(d)
+            submissions.list_submissions(d)
 
     def test_empty_or_missing(self):
         with self.assertRaises(batch.UsageError):
-            batch.list_submissions(tempfile.mkdtemp())
+            submissions.list_submissions(tempfile.mkdtemp())
         with self.assertRaises(batch.UsageError):
-            batch.list_submissions("/nonexistent/folder")
+            submissions.list_submissions("/nonexistent/folder")
 
 
 class WorkerGpus(unittest.TestCase):
     def test_one_worker_per_gpu(self):
-        self.assertEqual(batch.worker_gpus(None, ["H100", "H100"]), ["0", "1"])
-        self.assertEqual(batch.worker_gpus("1", ["H100", "H100"]), ["1"])
-        self.assertEqual(batch.worker_gpus("0,1", ["H200", "H200"]), ["0", "1"])
+        self.assertEqual(workers.worker_gpus(None, ["H100", "H100"]), ["0", "1"])
+        self.assertEqual(workers.worker_gpus("1", ["H100", "H100"]), ["1"])
+        self.assertEqual(workers.worker_gpus("0,1", ["H200", "H200"]), ["0", "1"])
 
     def test_cuda_visible_devices_is_the_default(self):
-        self.assertEqual(batch.worker_gpus(None, ["H100"] * 4, "2,3"), ["2", "3"])
-        self.assertEqual(batch.worker_gpus("0", ["H100"] * 4, "2,3"), ["0"])  # --gpus wins
-        self.assertEqual(batch.worker_gpus(None, ["H100"] * 2, ""), [None])
+        self.assertEqual(workers.worker_gpus(None, ["H100"] * 4, "2,3"), ["2", "3"])
+        self.assertEqual(workers.worker_gpus("0", ["H100"] * 4, "2,3"), ["0"])  # --gpus wins
+        self.assertEqual(workers.worker_gpus(None, ["H100"] * 2, ""), [None])
         with self.assertRaises(batch.UsageError):
-            batch.worker_gpus(None, ["H100"] * 2, "1,1")
+            workers.worker_gpus(None, ["H100"] * 2, "1,1")
 
     def test_no_gpu_one_worker_without_one(self):
-        self.assertEqual(batch.worker_gpus(None, []), [None])
+        self.assertEqual(workers.worker_gpus(None, []), [None])
 
     def test_never_two_workers_on_one_gpu(self):
         for bad in ("0,0", "", "x", "0,2"):
             with self.assertRaises(batch.UsageError, msg=bad):
-                batch.worker_gpus(bad, ["H100", "H100"])
+                workers.worker_gpus(bad, ["H100", "H100"])
 
 
 class BuildSandbox(unittest.TestCase):
@@ -162,7 +166,7 @@ class BuildSandbox(unittest.TestCase):
             f.write("1234\n")
         with open(os.path.join(tree, "lab.cu"), "w") as f:
             f.write("ok\n")
-        sandbox = batch.build_sandbox(tree)
+        sandbox = workers.build_sandbox(tree)
         if not sandbox:
             self.skipTest("bubblewrap does not work here")
         seen = subprocess.run(sandbox + ["cat", os.path.join(tree, "lab.cu")],
@@ -202,12 +206,12 @@ class Options(unittest.TestCase):
 class WorkerFolders(unittest.TestCase):
     def test_first_free_folder_of_this_host(self):
         work = os.path.join(tempfile.mkdtemp(), "work")
-        first, lock1 = batch.claim_worker_folder(work)
-        second, lock2 = batch.claim_worker_folder(work)  # the first one is held
+        first, lock1 = workers.claim_worker_folder(work)
+        second, lock2 = workers.claim_worker_folder(work)  # the first one is held
         self.assertTrue(first.endswith("-0") and second.endswith("-1"), (first, second))
         self.assertEqual(os.path.dirname(first), work)
         lock1.close()  # its batch or task ended
-        again, lock3 = batch.claim_worker_folder(work)
+        again, lock3 = workers.claim_worker_folder(work)
         self.assertEqual(again, first)
         lock2.close()
         lock3.close()
@@ -223,35 +227,35 @@ def slurm_args(*extra):
 class Slurm(unittest.TestCase):
     def test_max_array_size(self):
         config = "MailProg        = /bin/mail\nMaxArraySize    = 4\nMaxJobCount     = 9\n"
-        self.assertEqual(batch.max_array_size(config), 4)
-        self.assertEqual(batch.max_array_size(""), 1001)  # Slurm's default
+        self.assertEqual(slurm.max_array_size(config), 4)
+        self.assertEqual(slurm.max_array_size(""), 1001)  # Slurm's default
 
     def test_arrays_below_max_array_size(self):
-        self.assertEqual(batch.split_arrays(6, 4), [(0, 4), (4, 2)])
-        self.assertEqual(batch.split_arrays(1001, 1001), [(0, 1001)])
-        self.assertEqual(batch.split_arrays(2003, 1001), [(0, 1001), (1001, 1001), (2002, 1)])
+        self.assertEqual(slurm.split_arrays(6, 4), [(0, 4), (4, 2)])
+        self.assertEqual(slurm.split_arrays(1001, 1001), [(0, 1001)])
+        self.assertEqual(slurm.split_arrays(2003, 1001), [(0, 1001), (1001, 1001), (2002, 1)])
         with self.assertRaises(batch.UsageError):
-            batch.split_arrays(3, 0)
+            slurm.split_arrays(3, 0)
 
     def test_time_limit(self):
-        self.assertEqual(batch.task_minutes(slurm_args()[0]), 45 + 30)  # 900 s + 1800 s, + 30
-        self.assertEqual(batch.task_minutes(slurm_args("--time", "7")[0]), 7)
+        self.assertEqual(slurm.task_minutes(slurm_args()[0]), 45 + 30)  # 900 s + 1800 s, + 30
+        self.assertEqual(slurm.task_minutes(slurm_args("--time", "7")[0]), 7)
 
     def test_manifest(self):
         path = os.path.join(tempfile.mkdtemp(), "manifest.tsv")
-        batch.write_manifest(path, [("alice", "alice"), ("bob", "bob smith.zip")])
-        self.assertEqual(batch.read_manifest(path), {0: ("alice", "alice"),
+        slurm.write_manifest(path, [("alice", "alice"), ("bob", "bob smith.zip")])
+        self.assertEqual(slurm.read_manifest(path), {0: ("alice", "alice"),
                                                      1: ("bob", "bob smith.zip")})
         with open(path, "a") as f:
             f.write("2\tcarol\n")
         with self.assertRaises(batch.UsageError):
-            batch.read_manifest(path)
+            slurm.read_manifest(path)
         with self.assertRaises(batch.UsageError):
-            batch.read_manifest(path + ".missing")
+            slurm.read_manifest(path + ".missing")
 
     def test_array_script(self):
         args, b = slurm_args("--max-parallel", "2", "--partition", "gpu-a100", "--time", "20")
-        script = batch.array_script(args, b, 2, 4, 3, previous="11")
+        script = slurm.array_script(args, b, 2, 4, 3, previous="11")
         for line in ("#SBATCH --array=0-2%2", "#SBATCH --gres=gpu:1", "#SBATCH --time=20",
                      "#SBATCH --partition=gpu-a100", "#SBATCH --dependency=afterany:11",
                      "#SBATCH --output=/class/out/slurm/logs/%A_%a.out"):
@@ -265,14 +269,14 @@ class Slurm(unittest.TestCase):
 
     def test_without_a_limit_the_arrays_do_not_wait(self):
         args, b = slurm_args()
-        script = batch.array_script(args, b, 2, 4, 3, previous="11")
+        script = slurm.array_script(args, b, 2, 4, 3, previous="11")
         self.assertIn("#SBATCH --array=0-2\n", script)
         self.assertNotIn("--dependency", script)
         self.assertNotIn("--partition", script)
 
     def test_collector_script(self):
         args, b = slurm_args()
-        script = batch.collector_script(args, b, ["11", "12"])
+        script = slurm.collector_script(args, b, ["11", "12"])
         self.assertIn("#SBATCH --dependency=afterany:11:12\n", script)
         self.assertNotIn("--gres", script)  # it needs no GPU
         self.assertTrue(script.rstrip().endswith("/class/subs --out /class/out --collect"))
@@ -290,15 +294,15 @@ class BadInput(unittest.TestCase):
     def test_not_a_git_checkout(self):
         copy = tempfile.mkdtemp()  # a downloaded archive of the repository: no .git
         with self.assertRaisesRegex(batch.UsageError, "is not a git checkout"):
-            batch.tracked_files(copy)
+            workers.tracked_files(copy)
         submissions = tempfile.mkdtemp()
         os.makedirs(os.path.join(submissions, "alice"))
-        real = batch.ROOT
-        batch.ROOT = copy
+        real = base.ROOT
+        base.ROOT = copy
         try:
             code, text = self.main([submissions, "--out", os.path.join(tempfile.mkdtemp(), "o")])
         finally:
-            batch.ROOT = real
+            base.ROOT = real
         self.assertEqual(code, 2)
         self.assertEqual(text.count("\n"), 1, text)
         self.assertIn("is not a git checkout", text)
@@ -310,7 +314,7 @@ class BadInput(unittest.TestCase):
         os.listdir = refuse
         try:
             with self.assertRaisesRegex(batch.UsageError, "cannot read the folder of submissions"):
-                batch.list_submissions(tempfile.mkdtemp())
+                submissions.list_submissions(tempfile.mkdtemp())
         finally:
             os.listdir = real
 
@@ -333,12 +337,12 @@ class BadInput(unittest.TestCase):
         b = types.SimpleNamespace(out=out, seed=1,
                                   student_dir=lambda sid: os.path.join(out, "students", sid))
         worker = types.SimpleNamespace(gpu=None, name="vm-0", grade=None)  # never called
-        real = batch.student_reports
-        batch.student_reports = lambda out, sid: None
+        real = grading.student_reports
+        grading.student_reports = lambda out, sid: None
         try:
-            meta = batch.grade_submission(worker, b, ("alice", "alice", {}, ["notes.txt"], None, {}))
+            meta = grading.grade_submission(worker, b, ("alice", "alice", {}, ["notes.txt"], None, {}))
         finally:
-            batch.student_reports = real
+            grading.student_reports = real
         self.assertEqual(meta["error"], "no lab file found in the submission")
         self.assertFalse(os.path.exists(os.path.join(out, "students", "alice", "report.json")))
 
@@ -350,53 +354,53 @@ class ProgressLine(unittest.TestCase):
         with contextlib.redirect_stderr(io.StringIO()) as err, \
                 contextlib.redirect_stdout(io.StringIO()) as out:
             progress.finished(0, 0)  # graded, no failure
-            line = batch.PROGRESS_LINE[0]
-            batch.say("batch_report: wrote the files of alice")
+            line = base.PROGRESS_LINE[0]
+            base.say("batch-report: wrote the files of alice")
             progress.finished(1, 1)  # not graded (no lab file)
             progress.finished(1, 0)  # graded, a check failed
         self.assertTrue(line.startswith("1/3 done: 1 graded (0 with failures), 0 not graded"))
         # The message went out with the progress line cleared first, and the line came back.
         self.assertTrue(err.getvalue().startswith("\r\033[K" + line + "\r\033[K" + line))
-        self.assertEqual(out.getvalue(), "batch_report: wrote the files of alice\n")
+        self.assertEqual(out.getvalue(), "batch-report: wrote the files of alice\n")
         self.assertTrue(err.getvalue().endswith(
             "\r\033[K3/3 done: 2 graded (1 with failures), 1 not graded\n"))
-        self.assertEqual(batch.PROGRESS_LINE[0], "")
+        self.assertEqual(base.PROGRESS_LINE[0], "")
 
 
 class Collect(unittest.TestCase):
     def test_unfinished_and_never_run_tasks(self):
         out = tempfile.mkdtemp()
         os.makedirs(os.path.join(out, "slurm"))
-        batch.write_manifest(os.path.join(out, "slurm", "manifest.tsv"),
+        slurm.write_manifest(os.path.join(out, "slurm", "manifest.tsv"),
                              [("alice", "alice"), ("bob", "bob.zip"), ("carol", "carol")])
         metas = {"alice": {"student": "alice", "state": "done", "error": None, "gpu": "1",
                            "device": "NVIDIA H100", "slurm": {"host": "node7"}},
-                 "bob": {"student": "bob", "state": "started", "error": batch.KILLED},
-                 "carol": {"student": "carol", "state": "queued", "error": batch.NOT_RUN}}
+                 "bob": {"student": "bob", "state": "started", "error": slurm.KILLED},
+                 "carol": {"student": "carol", "state": "queued", "error": slurm.NOT_RUN}}
         for sid, meta in metas.items():
             os.makedirs(os.path.join(out, "students", sid))
-            batch.write_json(os.path.join(out, "students", sid, "meta.json"), meta)
+            base.write_json(os.path.join(out, "students", sid, "meta.json"), meta)
         # bob's task was killed while the grade command wrote its report.
         open(os.path.join(out, "students", "bob", "report.json"), "w").close()
-        batch.write_json(os.path.join(out, "batch.json"), {"schema": "cudalab-batch/1",
+        base.write_json(os.path.join(out, "batch.json"), {"schema": "cudalab-batch/1",
                                                            "finished_at": None})
         b = types.SimpleNamespace(out=out,
                                   student_dir=lambda sid: os.path.join(out, "students", sid))
         made = []
-        real = batch.class_reports
-        batch.class_reports = made.append
+        real = slurm.class_reports
+        slurm.class_reports = made.append
         try:
             with contextlib.redirect_stdout(io.StringIO()) as said:
-                batch.collect(None, b)
+                slurm.collect(None, b)
         finally:
-            batch.class_reports = real
+            slurm.class_reports = real
         self.assertEqual(made, [out])
         self.assertIn("1 graded, 1 ended before grading finished, 1 never ran", said.getvalue())
-        bob = batch.read_meta(os.path.join(out, "students", "bob"))
-        self.assertEqual((bob["state"], bob["error"]), ("unfinished", batch.KILLED))
+        bob = grading.read_meta(os.path.join(out, "students", "bob"))
+        self.assertEqual((bob["state"], bob["error"]), ("unfinished", slurm.KILLED))
         self.assertFalse(os.path.exists(os.path.join(out, "students", "bob", "report.json")))
-        self.assertEqual(batch.read_meta(os.path.join(out, "students", "carol"))["error"],
-                         batch.NOT_RUN)
+        self.assertEqual(grading.read_meta(os.path.join(out, "students", "carol"))["error"],
+                         slurm.NOT_RUN)
         with open(os.path.join(out, "batch.json")) as f:
             info = json.load(f)
         self.assertEqual((info["gpus"], info["device"]), (["node7:1"], "NVIDIA H100"))
@@ -410,15 +414,15 @@ class LiveJobs(unittest.TestCase):
         with open(os.path.join(bin_dir, "squeue"), "w") as f:
             f.write("#!/bin/sh\necho 700\necho 812\n")  # a job of someone else, and ours
         os.chmod(os.path.join(bin_dir, "squeue"), 0o755)
-        batch.check_no_live_jobs(out)  # never submitted: nothing to wait for
+        slurm.check_no_live_jobs(out)  # never submitted: nothing to wait for
         os.makedirs(os.path.join(out, "slurm"))
-        batch.write_json(os.path.join(out, "slurm", "jobs.json"),
+        base.write_json(os.path.join(out, "slurm", "jobs.json"),
                          {"arrays": ["811", "812"], "collector": "813"})
         path = os.environ["PATH"]
         os.environ["PATH"] = bin_dir + os.pathsep + path
         try:
             with self.assertRaisesRegex(batch.UsageError, r"still queued or running \(812\)"):
-                batch.check_no_live_jobs(out)
+                slurm.check_no_live_jobs(out)
         finally:
             os.environ["PATH"] = path
 
@@ -468,7 +472,7 @@ class Reports(unittest.TestCase):
     REPORTS = ["labs/01-conv1d-basic/report.md", "labs/02-conv1d-tiled/report.md"]
 
     def test_each_lab_has_its_report_beside_the_lab_file(self):
-        self.assertEqual(batch.report_files(self.KNOWN_LABS), self.REPORTS)
+        self.assertEqual(submissions.report_files(self.KNOWN_LABS), self.REPORTS)
 
     def test_a_report_is_taken_by_its_path_not_by_its_name(self):
         d = tempfile.mkdtemp()
@@ -476,7 +480,7 @@ class Reports(unittest.TestCase):
             z.writestr("alice/labs/01-conv1d-basic/conv1d_basic.cu", "code")
             z.writestr("alice/labs/01-conv1d-basic/report.md", "# my analysis <script>")
             z.writestr("report.md", "which lab?")  # ten labs have one: ambiguous
-        files, ignored, error = batch.read_submission(os.path.join(d, "s.zip"),
+        files, ignored, error = submissions.read_submission(os.path.join(d, "s.zip"),
                                                       KNOWN + self.REPORTS)
         self.assertIsNone(error)
         self.assertEqual(files, {KNOWN[0]: b"code", self.REPORTS[0]: b"# my analysis <script>"})
@@ -498,12 +502,12 @@ class Reports(unittest.TestCase):
 
         b = types.SimpleNamespace(out=out, seed=1,
                                   student_dir=lambda sid: os.path.join(out, "students", sid))
-        saved, batch.student_reports = batch.student_reports, lambda out, sid: None
+        saved, grading.student_reports = grading.student_reports, lambda out, sid: None
         try:
             item = ("alice", "alice.zip", files, [], None, {})
-            meta = batch.grade_submission(Worker(), b, item)
+            meta = grading.grade_submission(Worker(), b, item)
         finally:
-            batch.student_reports = saved
+            grading.student_reports = saved
         return meta, given, b.student_dir("alice")
 
     def test_the_report_is_kept_and_not_compiled(self):
@@ -523,7 +527,7 @@ class Reports(unittest.TestCase):
     def test_an_earlier_report_does_not_stay(self):
         _, _, folder = self.grade({KNOWN[0]: b"code", self.REPORTS[0]: b"old"})
         os.makedirs(os.path.join(folder, "analysis"), exist_ok=True)
-        batch.clear_outputs(folder)
+        grading.clear_outputs(folder)
         self.assertFalse(os.path.exists(os.path.join(folder, "analysis")))
 
 
@@ -545,17 +549,17 @@ class UncountedCounters(unittest.TestCase):
                             "it executed could not be counted, so the technique is not verified: "
                             "the driver reserves the GPU's performance counters to administrators"
                             "\nmore"])
-        self.assertEqual(batch.uncounted_reason(path),
+        self.assertEqual(grading.uncounted_reason(path),
                          "the driver reserves the GPU's performance counters to administrators")
 
     def test_none_without_it(self):
-        self.assertIsNone(batch.uncounted_reason(self.report(
+        self.assertIsNone(grading.uncounted_reason(self.report(
             ["... was not verified (no CUDA device)", "launched: k"])))
-        self.assertIsNone(batch.uncounted_reason("/nonexistent/report.json"))
+        self.assertIsNone(grading.uncounted_reason("/nonexistent/report.json"))
         bad = self.report([])
         with open(bad, "w") as f:
             f.write("{not json")
-        self.assertIsNone(batch.uncounted_reason(bad))
+        self.assertIsNone(grading.uncounted_reason(bad))
 
     def test_the_option(self):
         self.assertFalse(batch.parse(["subs"]).allow_uncounted)

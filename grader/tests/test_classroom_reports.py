@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Tests of scripts/batch_report.py on synthetic batch output folders (unittest, no pytest).
+"""Tests of the batch's reports (grader/classroom/reports.py) on synthetic batch output folders
+(unittest, no pytest).
 
-    python3 scripts/tests/test_batch_report.py [-v]
+    python3 grader/tests/test_classroom_reports.py [-v]
 
-CTest runs it as scripts/batch-report. Without matplotlib it prints "SKIPPED: ..." and exits with
-77, which CTest reports as skipped.
+CTest runs it as scripts/batch-report. Without matplotlib or Jinja2 it prints "SKIPPED: ..." and
+exits with 77, which CTest reports as skipped.
 """
 import csv
 import json
@@ -18,12 +19,13 @@ import unittest
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(os.path.dirname(HERE), "batch_report.py")
+ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, ROOT)
 
 import batch_fixtures as fx  # noqa: E402
-import batch_report as br  # noqa: E402
+from grader.classroom import base  # noqa: E402
+from grader.classroom import reports as br  # noqa: E402
 
 SEED = fx.SEED
 STUDENT_OUTPUTS = ("student-report.json", "results.json", "junit.xml")
@@ -31,7 +33,8 @@ ODD_ID = "zoe <o'neil> & co"  # an id that must be escaped in the page and the C
 
 
 def run(*args):
-    p = subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+    p = subprocess.run(base.module_command("reports") + list(args), env=base.module_env(),
+                       capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -315,7 +318,7 @@ class ClassReport(unittest.TestCase):
         self.assertNotRegex(page, r"(?i)https?://")
         self.assertNotIn("<script", page)
         self.assertNotIn(str(SEED), page)
-        self.assertIn("zoe &lt;o&#x27;neil&gt; &amp; co", page)
+        self.assertIn("zoe &lt;o&#39;neil&gt; &amp; co", page)
         self.assertNotIn(ODD_ID, page)
         for src in re.findall(r'<img src="([^"]+)"', page):
             self.assertTrue(os.path.isfile(os.path.join(self.out, "class", src)), src)
@@ -336,7 +339,7 @@ class ClassReport(unittest.TestCase):
     def test_reports_on_the_class_page_escaped_beside_the_points(self):
         reports = self.html[self.html.index('id="reports"'):self.html.index("<footer")]
         self.assertIn("2 of 11 students handed in a report.md", reports)
-        self.assertIn("&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; my r = 2.49",
+        self.assertIn("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; my r = 2.49",
                       reports)
         self.assertNotIn("<script", reports)
         self.assertRegex(reports, r'<a href="#s-alice">alice</a>: labs 01, 03</summary>\n'
@@ -355,7 +358,7 @@ class ClassReport(unittest.TestCase):
         self.assertIn("<td>performance vs reference</td><td>passed (r = ", page)
         self.assertFalse(os.path.exists(self.student_file("bob", "analysis.html")))
         with open(self.student_file("dave", "analysis.html"), encoding="utf-8") as f:
-            self.assertIn("dave&#x27;s words, never graded", f.read())
+            self.assertIn("dave&#39;s words, never graded", f.read())
 
     def test_a_report_md_is_never_in_a_student_file(self):
         for name in STUDENT_OUTPUTS:
@@ -373,7 +376,7 @@ class OnlyOneStudent(unittest.TestCase):
             build_class(tmp)
             code, out, err = run(tmp, "--student", "alice", "--student", "dave")
             self.assertEqual((code, err), (0, ""))
-            self.assertEqual(out.strip(), "batch_report: wrote the files of alice, dave")
+            self.assertEqual(out.strip(), "batch-report: wrote the files of alice, dave")
             self.assertTrue(os.path.exists(os.path.join(tmp, "students", "alice", "junit.xml")))
             self.assertTrue(os.path.exists(os.path.join(tmp, "students", "dave", "results.json")))
             self.assertFalse(os.path.exists(os.path.join(tmp, "students", "bob", "junit.xml")))
@@ -399,7 +402,7 @@ class MalformedOut(unittest.TestCase):
         code, out, err = run(*args)
         self.assertEqual(code, 2, (args, out, err))
         self.assertEqual(len(err.strip().splitlines()), 1, err)
-        self.assertTrue(err.startswith("batch_report.py: error: "), err)
+        self.assertTrue(err.startswith("cudalab batch-report: error: "), err)
         self.assertIn(says, err)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "class")))
 
@@ -635,17 +638,21 @@ class ReportFiguresAndRubric(unittest.TestCase):
                 self.assertEqual(len(err.strip().splitlines()), 1, err)
 
 
-def matplotlib_missing():
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return True
-    return False
+def missing_modules():
+    """What the reports need that this python3 lacks: matplotlib (the plots), Jinja2 (the pages)."""
+    missing = []
+    for module, package in (("matplotlib", "python3-matplotlib"), ("jinja2", "python3-jinja2")):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append((module, package))
+    return missing
 
 
 if __name__ == "__main__":
-    if matplotlib_missing():
-        print(f"SKIPPED: matplotlib cannot be imported by {sys.executable} "
-              "(Debian: apt-get install python3-matplotlib)")
+    missing = missing_modules()
+    if missing:
+        print(f"SKIPPED: {' and '.join(m for m, _ in missing)} cannot be imported by "
+              f"{sys.executable} (Debian: apt-get install {' '.join(p for _, p in missing)})")
         sys.exit(77)
     unittest.main()

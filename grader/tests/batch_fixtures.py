@@ -1,6 +1,7 @@
-"""Synthetic batch output folders (what ./cudalab batch writes) for scripts/batch_report.py.
+"""Synthetic batch output folders (what ./cudalab batch writes) for the reports
+(grader/classroom/reports.py).
 
-    python3 scripts/tests/batch_fixtures.py OUT [N]    # a class of N students (default 20)
+    python3 grader/tests/batch_fixtures.py OUT [N]    # a class of N students (default 20)
 
 The reports follow cudalab-grade-report/1 with the real labs' checks, points, tags, message
 formats (the timing line, the case header with its seeds, "not graded: ... does not compile")

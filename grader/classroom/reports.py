@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
 """The reports of a class graded by `./cudalab batch`: per student and per class.
 
-    python3 scripts/batch_report.py OUT                 # every student, then the class
-    python3 scripts/batch_report.py OUT --student alice # only alice's files (repeatable)
+    ./cudalab batch-report OUT                  # every student, then the class
+    ./cudalab batch-report OUT --student alice  # only alice's files (repeatable)
 
-OUT is the batch's output folder, written by the batch driver (scripts/batch.py):
+(python3 -m grader.classroom.reports, the repository on PYTHONPATH; the batch runs it after each
+submission and at its end.) OUT is the batch's output folder, written by the batch (batch.py):
 
     OUT/batch.json                        {"schema": "cudalab-batch/1", started_at, finished_at,
                                            gpus, device, total, seed_file}
@@ -42,14 +42,15 @@ and for the class (meant for the instructor), in OUT/class/:
 
 Then one summary line on stdout. A student whose report is missing or malformed is listed as not
 graded, with the reason; a malformed OUT (or a bad command line) gives one line on stderr and exit
-code 2; a file that cannot be written, exit code 1. Needs Python 3.8+, and matplotlib for the plots
-(Debian: python3-matplotlib; without it the page says so and has no plots). Run by a python3 without
-matplotlib (pyenv, a venv), it runs itself again with /usr/bin/python3 when that one has it.
+code 2; a file that cannot be written, exit code 1. Needs Python 3.8+, Jinja2 for the pages
+(Debian: python3-jinja2; the templates are templates/reports/, autoescaped) and matplotlib for the
+plots (Debian: python3-matplotlib; without it the page says so and has no plots). Run by a python3
+without them (pyenv, a venv), it runs itself again with /usr/bin/python3 when that one has them.
 """
 import argparse
 import csv
 import datetime
-import html
+import functools
 import io
 import json
 import math
@@ -62,6 +63,8 @@ import tempfile
 import urllib.parse
 import xml.etree.ElementTree as ET
 
+from grader.classroom import base
+
 REPORT_SCHEMA = "cudalab-grade-report/1"
 BATCH_SCHEMA = "cudalab-batch/1"
 STATUSES = ("passed", "partial", "failed", "skipped")
@@ -72,7 +75,8 @@ ANALYSIS_DIR = "analysis"  # OUT/students/<s>/analysis/NN-name.md: the report.md
 ANALYSIS_PAGE = "analysis.html"
 MAX_ANALYSIS_CHARS = 100_000  # shown of one report.md; the rest is cut, and the page says so
 PLOTS = ("scores", "ratios", "pass-rates")
-SYSTEM_PYTHON = "/usr/bin/python3"  # where Debian's python3-matplotlib is
+SYSTEM_PYTHON = "/usr/bin/python3"  # where Debian's python3-matplotlib and python3-jinja2 are
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates", "reports")
 
 # Okabe-Ito colours: told apart with every common colour-vision deficiency.
 COLOURS = {"passed": "#009E73", "partial": "#E69F00", "failed": "#D55E00", "skipped": "#BBBBBB"}
@@ -100,7 +104,7 @@ def is_number(x):
 
 
 def validate_report(r):
-    """Checks the fields this script reads; fills the optional ones. Raises ReportError."""
+    """Checks the fields this module reads; fills the optional ones. Raises ReportError."""
     if not isinstance(r, dict):
         raise ReportError("not a JSON object")
     if r.get("schema") != REPORT_SCHEMA:
@@ -1182,74 +1186,27 @@ def plot_ratios(plt, b, path):
 
 
 # ---------------------------------------------------------------------------------------------
-# Per class: the page
-
-CSS = """
-:root { --ink: #1d2329; --muted: #5d6875; --line: #dde2e7; --soft: #f5f7f9; --accent: #0b5cad; }
-* { box-sizing: border-box; }
-body { margin: 0; background: #fff; color: var(--ink);
-       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
-main { max-width: 1220px; margin: 0 auto; padding: 24px 28px 48px; }
-h1 { font-size: 24px; margin: 0 0 4px; }
-h2 { font-size: 18px; margin: 34px 0 8px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
-h3 { font-size: 15px; margin: 20px 0 6px; }
-p.lead { color: var(--muted); margin: 0 0 18px; }
-p.note { color: var(--muted); margin: 4px 0 10px; }
-a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: underline; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; }
-.card { background: var(--soft); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
-.card .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
-.card .v { font-size: 20px; font-weight: 600; margin-top: 2px; }
-.card .s { color: var(--muted); font-size: 12px; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 3px 16px; margin: 14px 0 0; }
-dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
-.warn { background: #fff4e5; border: 1px solid #f0c36d; border-radius: 6px; padding: 8px 12px; margin: 10px 0; }
-table { border-collapse: collapse; width: 100%; margin: 6px 0 10px; font-size: 13px; }
-th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
-th { background: var(--soft); font-weight: 600; position: sticky; top: 0; z-index: 1; }
-tbody tr:hover td { background: #f0f6fc; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.lab { text-align: center; font-variant-numeric: tabular-nums; white-space: nowrap; }
-th.lab { text-align: center; white-space: nowrap; }
-th .max { display: block; font-weight: 400; color: var(--muted); font-size: 11px; }
-td.full { background: #e3f4ea; } td.mid { background: #fdf1d8; } td.low { background: #fbe1da; }
-td.none { color: #a0a7ae; }
-td.ng { color: #9a3412; font-style: italic; }
-.bar { display: inline-block; width: 64px; height: 8px; background: #e6e9ec; border-radius: 4px;
-       vertical-align: middle; margin-left: 6px; overflow: hidden; }
-.bar i { display: block; height: 100%; background: #0072B2; }
-.pill { display: inline-block; border-radius: 9px; padding: 0 7px; margin: 1px 3px 2px 0;
-        font-size: 11.5px; line-height: 17px; border: 1px solid transparent; }
-.pill.fast { background: #f6e3ef; border-color: #e2b3cf; color: #7a2357; }
-.pill.duplicate { background: #fde2d8; border-color: #f2b29a; color: #8a2f0b; }
-.pill.unchanged { background: #eceff2; border-color: #cfd6dc; color: #3f4b57; }
-.pill.ignored, .pill.meta, .pill.missing { background: #eef2fb; border-color: #c9d5ee; color: #2d4a80; }
-.pill.no-gpu, .pill.unsandboxed, .pill.seed, .pill.target { background: #fff1cc; border-color: #ecc96a; color: #6b4d00; }
-.pill.nc { background: #fbe1da; border-color: #f0b7a6; color: #8a2f0b; }
-td.who { white-space: nowrap; font-weight: 600; }
-.files { display: block; font-weight: 400; }
-.files a { margin-right: 7px; font-size: 11.5px; }
-td.flags { min-width: 220px; }
-nav { margin: 14px 0 0; font-size: 13px; }
-nav a { margin-right: 14px; }
-figure { margin: 10px 0 18px; }
-figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
-figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; }
-.empty { color: var(--muted); font-style: italic; }
-footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
-table.figures td.differs { color: #D55E00; font-weight: bold; }
-table.figures td.agrees { color: #009E73; }
-pre.report-md { white-space: pre-wrap; word-break: break-word; background: #f7f8fa;
-                border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px;
-                font-size: 12.5px; max-height: 480px; overflow: auto; }
-.grade { font-weight: 400; color: var(--muted); margin-left: 8px; }
-details.student-reports { margin: 8px 0; }
-details.student-reports summary { cursor: pointer; font-weight: 600; }
-"""
+# The pages: Jinja2 templates (templates/reports/), autoescaped
 
 
-def esc(x):
-    return html.escape(str(x), quote=True)
+@functools.lru_cache(maxsize=None)
+def templates():
+    """The pages' templates. Autoescaped: every value a page shows is read from OUT (ids, file
+    names, messages, the report.md files), so none is ever taken as HTML."""
+    import jinja2
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters.update(num=number_text, points=lambda x: number_text(round(x, 2)),
+                       g3=lambda x: f"{x:.3g}")
+    env.globals.update(anchor=anchor, lab_grade_text=lab_grade_text, labs_text=labs_text,
+                       files_links=files_links, lab_cells=lab_cells, percent=percent,
+                       perf_ratio=lambda c: ratio_of(c) if is_perf(c) else None)
+    return env
+
+
+def render(name, **context):
+    return templates().get_template(name).render(**context)
 
 
 def anchor(sid):
@@ -1271,8 +1228,8 @@ def when(text):
 def when_text(text):
     stamp = when(text)
     if stamp is None:
-        return esc(text) if text else "—"
-    return esc(stamp.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+        return text if text else "—"
+    return stamp.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def duration_text(seconds):
@@ -1280,12 +1237,6 @@ def duration_text(seconds):
     h, rest = divmod(seconds, 3600)
     m, sec = divmod(rest, 60)
     return f"{h} h {m:02d} min" if h else f"{m} min {sec:02d} s" if m else f"{sec} s"
-
-
-def pills(s):
-    out = [f'<span class="pill nc">lab {esc(lab)} does not compile</span>' for lab in s.not_compiled]
-    out += [f'<span class="pill {esc(kind)}">{esc(text)}</span>' for kind, text in s.flags]
-    return "".join(out)
 
 
 def score_stats(b):
@@ -1298,7 +1249,7 @@ def score_stats(b):
 
 def summary_line(b):
     graded, points, percents = score_stats(b)
-    text = (f"batch_report: {len(b.students)} students, {len(graded)} graded, "
+    text = (f"batch-report: {len(b.students)} students, {len(graded)} graded, "
             f"{len(b.students) - len(graded)} not graded")
     if graded:
         maxima = {s.report["max_points"] for s in graded}
@@ -1320,86 +1271,95 @@ def lab_grade_text(s, lab):
     return f"{number_text(round(x['points'], 2))} / {number_text(x['max_points'])}"
 
 
-def analysis_sections(s, heading):
-    """The student's report.md files, each beside the lab's grade, as HTML (the text escaped)."""
-    h = []
-    for lab, name, text in s.analysis:
-        h.append(f'<section class="analysis"><{heading}>Lab {esc(lab)}: report.md '
-                 f'<span class="grade">{esc(lab_grade_text(s, lab))}</span></{heading}>\n')
-        x = s.labs().get(lab)
-        if x is not None and x["checks"]:
-            h.append('<table class="checks"><thead><tr><th>check</th><th>status</th>'
-                     '<th class="n">points</th></tr></thead><tbody>\n')
-            for c in x["checks"]:
-                r = ratio_of(c) if is_perf(c) else None
-                h.append(f"<tr><td>{esc(c['check'])}</td><td>{esc(c['status'])}"
-                         f"{esc(f' (r = {r:.3g})') if r else ''}</td><td class=\"n\">"
-                         f"{esc(number_text(round(c['points'], 2)))} / "
-                         f"{esc(number_text(c['max']))}</td></tr>\n")
-            h.append("</tbody></table>\n")
-        if s.figures.get(lab):
-            h.append('<table class="figures"><thead><tr><th>the report quotes</th>'
-                     '<th>the graded run</th><th></th></tr></thead><tbody>\n')
-            for quoted, got, agrees in s.figures[lab]:
-                verdict = "agrees" if agrees else ("differs" if agrees is False else "")
-                h.append(f"<tr><td>{esc(quoted)}</td><td>{esc(got)}</td>"
-                         f'<td class="{verdict}">{verdict}</td></tr>\n')
-            h.append("</tbody></table>\n")
-        items = s.rubric.get(lab, [])
-        if items:
-            given = s.report_points.get(lab, {})
-            total = sum(given.values())
-            most = sum(p for _, p in items)
-            h.append('<table class="rubric"><thead><tr><th>rubric item</th>'
-                     '<th class="n">points</th></tr></thead><tbody>\n')
-            for item, p in items:
-                g = given.get(item)
-                h.append(f"<tr><td>{esc(item)}</td><td class=\"n\">"
-                         f"{esc('-' if g is None else number_text(g))} / "
-                         f"{esc(number_text(p))}</td></tr>\n")
-            h.append(f"<tr><td>report points</td><td class=\"n\">{esc(number_text(total))} / "
-                     f"{esc(number_text(most))}</td></tr>\n</tbody></table>\n")
-        h.append(f'<pre class="report-md">{esc(text)}</pre></section>\n')
-    return "".join(h)
+def percent(report):
+    """The width of the score's bar: the share of the maximum, in %."""
+    pct = 100.0 * report["points"] / report["max_points"] if report["max_points"] else 0
+    return f"{pct:.0f}"
+
+
+def lab_cells(s, columns):
+    """[(class, text)] of a graded student's cell per lab: full marks, half or more, less, or
+    none (not in the report)."""
+    labs = s.labs()
+    cells = []
+    for lab, *_ in columns:
+        if lab not in labs:
+            cells.append(("none", "—"))
+            continue
+        x = labs[lab]
+        f = x["points"] / x["max_points"] if x["max_points"] else 1.0
+        kind = "full" if f >= 0.9995 else "mid" if f >= 0.5 else "low"
+        cells.append((kind, number_text(round(x["points"], 1))))
+    return cells
 
 
 def analysis_page(s):
     """OUT/students/<s>/analysis.html: the student's report.md files beside the grades."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>CUDA Labs: {esc(s.id)}'s reports</title>\n<style>{CSS}</style>\n</head>\n"
-            f"<body>\n<main>\n<h1>{esc(s.id)}: reports and grades</h1>\n"
-            '<p class="lead">For the instructor: each report.md the student handed in, as written '
-            "(shown as text, never as HTML), beside the lab's grade and its checks.</p>\n"
-            + analysis_sections(s, "h2") +
-            "<footer>Made by scripts/batch_report.py.</footer>\n</main>\n</body>\n</html>\n")
+    return render("analysis.html", s=s)
 
 
 def files_links(s):
+    """[(href, label)] of the student's files there are, relative to OUT/class/."""
     base = "../students/" + urllib.parse.quote(s.id) + "/"
     names = (("student-report.json", "student"), ("results.json", "gradescope"),
              ("junit.xml", "junit"), ("report.json", "report"), ("meta.json", "meta"),
              (ANALYSIS_PAGE, "reports"))
-    return "".join(f'<a href="{esc(base + n)}">{label}</a>' for n, label in names
-                   if os.path.exists(os.path.join(s.folder, n)))
+    return [(base + n, label) for n, label in names if os.path.exists(os.path.join(s.folder, n))]
+
+
+PLOT_FIGURES = (
+    ("scores", "Scores",
+     "Points per lab: one histogram per lab and one of the total, over the graded students (10 "
+     "bins from 0 to the lab's maximum); the dashed line is the mean."),
+    ("ratios", "Performance ratios",
+     "Performance ratio r of every timed check, per lab (log scale; the number of timed checks "
+     "under each lab): boxes from the 1st to 3rd quartile, whiskers from the 5th to the 95th "
+     "percentile, one dot per check. Credit is full at or below r_full and falls linearly to none "
+     "at r_zero; below 0.5 a submission is more than twice as fast as the reference."),
+    ("pass-rates", "Pass rate per check",
+     "Share of the graded students per check, by status (the check's points in parentheses; the "
+     "percentage is the share passed)."),
+)
+
+
+def batch_facts(b, graded):
+    """[(what, text, or [lines])] of the batch: when, where, how long, the sandbox, the seed."""
+    info = b.info
+    facts = []
+    started, finished = when(info.get("started_at")), when(info.get("finished_at"))
+    facts.append(("started", when_text(info.get("started_at"))))
+    if finished:
+        span = f" ({duration_text((finished - started).total_seconds())})" if started else ""
+        facts.append(("finished", when_text(info.get("finished_at")) + span))
+    else:
+        facts.append(("finished", "not finished (the batch is running, or stopped before the end)"))
+    facts.append(("device", info.get("device") or "none: GPU checks skipped"))
+    gpus = info.get("gpus")
+    if isinstance(gpus, list):
+        facts.append(("GPUs (one worker each)", ", ".join(map(str, gpus)) or "none"))
+    build = [s.meta["build_seconds"] for s in b.students if is_number(s.meta.get("build_seconds"))]
+    grade = [s.meta["grade_seconds"] for s in b.students if is_number(s.meta.get("grade_seconds"))]
+    if build or grade:
+        parts = []
+        if build:
+            parts.append(f"build {statistics.median(build):.1f} s")
+        if grade:
+            parts.append(f"grade {statistics.median(grade):.1f} s")
+        facts.append(("per submission (median)", ", ".join(parts)))
+    sandboxes = sorted({s.report.get("sandbox") for s in graded if isinstance(s.report.get("sandbox"), str)})
+    if sandboxes:
+        facts.append(("sandbox", sandboxes))
+    facts.append(("seed", "secret: kept in the batch's " + (info.get("seed_file") or "seed") +
+                  " file, not shown here, withheld from every student file"))
+    return facts
 
 
 def page(b, columns, plots, plot_note):
+    """OUT/class/index.html."""
     info = b.info
     graded, points, percents = score_stats(b)
     not_graded = [s for s in b.students if not s.graded]
     top = class_max_score(b)
-    h = []
-    h.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-             f"<title>CUDA Labs: batch of {when_text(info.get('started_at'))}</title>\n"
-             f"<style>{CSS}</style>\n</head>\n<body>\n<main>\n")
-    h.append("<h1>CUDA Labs: class grades</h1>\n")
-    h.append(f"<p class=\"lead\">Batch graded {when_text(info.get('started_at'))}"
-             f" on {esc(info.get('device') or 'no GPU')}. For the instructor: the files "
-             "listed under each student's name (student, gradescope, junit) are the ones to hand "
-             "out.</p>\n")
-
-    # The batch in numbers.
     cards = [("students", str(len(b.students)),
               f"of {info['total']} submissions" if isinstance(info.get("total"), int) else ""),
              ("graded", str(len(graded)), ""),
@@ -1412,189 +1372,17 @@ def page(b, columns, plots, plot_note):
         cards.append(("full marks", str(sum(p >= 99.95 for p in percents)), ""))
     flagged = sum(bool(s.flags or s.not_compiled) for s in b.students)
     cards.append(("flagged", str(flagged), "students with a flag"))
-    h.append('<div class="cards">')
-    for k, v, sub in cards:
-        h.append(f'<div class="card"><div class="k">{esc(k)}</div><div class="v">{esc(v)}</div>'
-                 f'<div class="s">{esc(sub)}</div></div>')
-    h.append("</div>\n")
-
-    facts = []
-    started, finished = when(info.get("started_at")), when(info.get("finished_at"))
-    facts.append(("started", when_text(info.get("started_at"))))
-    if finished:
-        span = f" ({duration_text((finished - started).total_seconds())})" if started else ""
-        facts.append(("finished", when_text(info.get("finished_at")) + esc(span)))
-    else:
-        facts.append(("finished", "not finished (the batch is running, or stopped before the end)"))
-    facts.append(("device", esc(info.get("device") or "none: GPU checks skipped")))
-    gpus = info.get("gpus")
-    if isinstance(gpus, list):
-        facts.append(("GPUs (one worker each)", esc(", ".join(map(str, gpus)) or "none")))
-    build = [s.meta["build_seconds"] for s in b.students if is_number(s.meta.get("build_seconds"))]
-    grade = [s.meta["grade_seconds"] for s in b.students if is_number(s.meta.get("grade_seconds"))]
-    if build or grade:
-        parts = []
-        if build:
-            parts.append(f"build {statistics.median(build):.1f} s")
-        if grade:
-            parts.append(f"grade {statistics.median(grade):.1f} s")
-        facts.append(("per submission (median)", esc(", ".join(parts))))
-    sandboxes = sorted({s.report.get("sandbox") for s in graded if isinstance(s.report.get("sandbox"), str)})
-    if sandboxes:
-        facts.append(("sandbox", "<br>".join(esc(x) for x in sandboxes)))
-    facts.append(("seed", "secret: kept in the batch's "
-                  + esc(info.get("seed_file") or "seed") + " file, not shown here, withheld "
-                  "from every student file"))
-    h.append('<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
-             + "</dl>\n")
-    h.append('<nav><a href="#outliers">Outliers</a><a href="#plots">Plots</a>'
-             '<a href="#students">Students</a><a href="#reports">Reports</a>'
-             '<a href="grades.csv">grades.csv</a></nav>\n')
-    for w in b.warnings:
-        h.append(f'<div class="warn">{esc(w)}</div>\n')
-    no_gpu = sum(1 for s in graded if s.report.get("device") is None)
-    if no_gpu:
-        h.append(f'<div class="warn">{no_gpu} report(s) were graded without a GPU: their GPU '
-                 "checks were skipped and earned nothing. Grade them again on a GPU machine.</div>\n")
-    unsandboxed = sum(1 for s in b.students if any(k == "unsandboxed" for k, _ in s.flags))
-    if unsandboxed:
-        h.append(f'<div class="warn">{unsandboxed} report(s) were graded unsandboxed: the '
-                 "student's code could reach everything the grading user can.</div>\n")
-
-    # Outliers first: they need a person.
-    h.append("<h2 id=\"outliers\">Outliers</h2>\n")
-    h.append("<h3>Far faster than the reference (r &lt; "
-             f"{FAST_RATIO}): worth a look</h3>\n")
-    fast = [(s, *f) for s in b.students for f in s.fast]
-    if fast:
-        h.append("<table><thead><tr><th>student</th><th>lab</th><th>check</th>"
-                 "<th class=\"n\">r</th><th>status</th></tr></thead><tbody>\n")
-        for s, lab, check, ratio, status in sorted(fast, key=lambda x: x[3]):
-            h.append(f"<tr><td><a href=\"#{anchor(s.id)}\">{esc(s.id)}</a></td><td>{esc(lab)}</td>"
-                     f"<td>{esc(check)}</td><td class=\"n\">{ratio:.3g}</td>"
-                     f"<td>{esc(status)}</td></tr>\n")
-        h.append("</tbody></table>\n")
-    else:
-        h.append('<p class="empty">None.</p>\n')
-    h.append("<h3>Identical files (same sha256, other than the skeleton's)</h3>\n")
-    if b.duplicates:
-        h.append("<table><thead><tr><th>file</th><th>students with the same file</th></tr>"
-                 "</thead><tbody>\n")
-        for path, ids in b.duplicates:
-            who = ", ".join(f'<a href="#{anchor(i)}">{esc(i)}</a>' for i in ids)
-            h.append(f"<tr><td><code>{esc(path)}</code></td><td>{who}</td></tr>\n")
-        h.append("</tbody></table>\n")
-    else:
-        h.append('<p class="empty">None.</p>\n')
-    h.append("<h3>Files equal to the skeleton (unchanged)</h3>\n")
-    unchanged = [s for s in b.students if s.unchanged]
-    if b.skeleton is None:
-        h.append('<p class="empty">Not known: skeleton.json is missing.</p>\n')
-    elif unchanged:
-        h.append("<table><thead><tr><th>student</th><th>unchanged (the sha256 of the skeleton's "
-                 "file)</th></tr></thead><tbody>\n")
-        for s in unchanged:
-            files = esc(labs_text(s.unchanged))
-            if len(s.unchanged) == len(s.meta.get("files") or {}):
-                files += " (every file: the skeleton itself)"
-            h.append(f"<tr><td><a href=\"#{anchor(s.id)}\">{esc(s.id)}</a></td><td title=\""
-                     f"{esc(' '.join(s.unchanged))}\">{files}</td></tr>\n")
-        h.append("</tbody></table>\n")
-    else:
-        h.append('<p class="empty">None.</p>\n')
-    if not_graded:
-        h.append("<h3>Not graded</h3>\n<table><thead><tr><th>student</th><th>why</th></tr>"
-                 "</thead><tbody>\n")
-        for s in not_graded:
-            h.append(f"<tr><td><a href=\"#{anchor(s.id)}\">{esc(s.id)}</a></td>"
-                     f"<td>{esc(s.error)}</td></tr>\n")
-        h.append("</tbody></table>\n")
-
-    # Plots.
-    h.append("<h2 id=\"plots\">Plots</h2>\n")
-    if plot_note:
-        h.append(f'<p class="empty">{esc(plot_note)}</p>\n')
-    captions = {
-        "scores": ("Points per lab: one histogram per lab and one of the total, over the graded "
-                   "students (10 bins from 0 to the lab's maximum); the dashed line is the mean."),
-        "ratios": ("Performance ratio r of every timed check, per lab (log scale; the number of "
-                   "timed checks under each lab): boxes from the 1st to 3rd quartile, whiskers "
-                   "from the 5th to the 95th percentile, one dot per check. Credit is full at or "
-                   "below r_full and falls linearly to none at r_zero; below 0.5 a submission is "
-                   "more than twice as fast as the reference."),
-        "pass-rates": ("Share of the graded students per check, by status (the check's points in "
-                       "parentheses; the percentage is the share passed)."),
-    }
-    for name, title in (("scores", "Scores"), ("ratios", "Performance ratios"),
-                        ("pass-rates", "Pass rate per check")):
-        if name in plots:
-            h.append(f"<h3>{title}</h3>\n<figure><img src=\"{esc(plots[name])}\" alt=\"{title}\">"
-                     f"<figcaption>{esc(captions[name])}</figcaption></figure>\n")
-        elif not plot_note and name == "ratios":
-            h.append(f"<h3>{title}</h3>\n<p class=\"empty\">No performance ratio: no [perf] check "
-                     "was timed (graded without a GPU, or every submission failed before "
-                     "timing).</p>\n")
-
-    # A row per student.
-    h.append("<h2 id=\"students\">Students</h2>\n")
-    h.append('<p class="note">Points per lab (green: full marks; amber: half or more; red: '
-             'less than half; —: not in the report). Under each name, the files the student gets '
-             '(the report with the seed withheld, Gradescope\'s results.json, JUnit XML), then the '
-             'raw report and the driver\'s meta.json (these two are not for students).</p>\n')
-    h.append("<table><thead><tr><th>student</th><th class=\"n\">total</th>")
-    for lab, name, maximum, _ in columns:
-        h.append(f"<th class=\"lab\" title=\"{esc(name)}\">{esc(lab)}"
-                 f"<span class=\"max\">/{esc(number_text(maximum))}</span></th>")
-    h.append("<th>flags</th></tr></thead><tbody>\n")
-    for s in b.students:
-        h.append(f"<tr id=\"{anchor(s.id)}\"><td class=\"who\">{esc(s.id)}"
-                 f"<span class=\"files\">{files_links(s)}</span></td>")
-        if s.graded:
-            r = s.report
-            pct = 100.0 * r["points"] / r["max_points"] if r["max_points"] else 0
-            h.append(f"<td class=\"n\">{esc(number_text(round(r['points'], 2)))} / "
-                     f"{esc(number_text(r['max_points']))}<span class=\"bar\"><i style=\"width:"
-                     f"{pct:.0f}%\"></i></span></td>")
-            labs = s.labs()
-            for lab, *_ in columns:
-                if lab not in labs:
-                    h.append('<td class="lab none">—</td>')
-                    continue
-                x = labs[lab]
-                f = x["points"] / x["max_points"] if x["max_points"] else 1.0
-                kind = "full" if f >= 0.9995 else "mid" if f >= 0.5 else "low"
-                h.append(f"<td class=\"lab {kind}\">{esc(number_text(round(x['points'], 1)))}</td>")
-        else:
-            h.append('<td class="n">—</td>')
-            h.append(f"<td class=\"ng\" colspan=\"{max(len(columns), 1)}\">not graded: "
-                     f"{esc(s.error)}</td>")
-        h.append(f"<td class=\"flags\">{pills(s)}</td></tr>\n")
-    h.append("</tbody></table>\n")
-
-    # The students' own analysis, beside their points.
-    h.append("<h2 id=\"reports\">Reports (report.md)</h2>\n")
-    with_reports = [s for s in b.students if s.analysis]
-    if with_reports:
-        h.append(f'<p class="note">{len(with_reports)} of {len(b.students)} students handed in '
-                 "a report.md (the exercises' numbers and the answers to the questions), shown as "
-                 "they wrote it, beside the lab's points; each student's page (reports, under the "
-                 "name) adds the checks.</p>\n")
-        for s in with_reports:
-            h.append(f"<details class=\"student-reports\"><summary><a href=\"#{anchor(s.id)}\">"
-                     f"{esc(s.id)}</a>: labs {esc(', '.join(lab for lab, _, _ in s.analysis))}"
-                     "</summary>\n")
-            for lab, name, text in s.analysis:
-                h.append(f"<h4>Lab {esc(lab)} <span class=\"grade\">"
-                         f"{esc(lab_grade_text(s, lab))}</span></h4>\n"
-                         f"<pre class=\"report-md\">{esc(text)}</pre>\n")
-            h.append("</details>\n")
-    else:
-        h.append('<p class="empty">No student handed in a report.md.</p>\n')
-    h.append(f"<footer>Made by scripts/batch_report.py from {esc(os.path.abspath(b.out))} "
-             f"on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}. The same "
-             "numbers as a table: <a href=\"grades.csv\">grades.csv</a>.</footer>\n")
-    h.append("</main>\n</body>\n</html>\n")
-    return "".join(h)
+    return render(
+        "class.html", b=b, info=info, columns=columns, plots=plots, plot_note=plot_note,
+        started=when_text(info.get("started_at")), cards=cards, facts=batch_facts(b, graded),
+        no_gpu=sum(1 for s in graded if s.report.get("device") is None),
+        unsandboxed=sum(1 for s in b.students if any(k == "unsandboxed" for k, _ in s.flags)),
+        fast_ratio=FAST_RATIO,
+        fast=sorted(((s, *f) for s in b.students for f in s.fast), key=lambda x: x[3]),
+        unchanged=[s for s in b.students if s.unchanged], not_graded=not_graded,
+        figures=PLOT_FIGURES, with_reports=[s for s in b.students if s.analysis],
+        out=os.path.abspath(b.out),
+        made=f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}")
 
 
 def write_class(b):
@@ -1609,7 +1397,7 @@ def write_class(b):
     if plt is None:
         note = ("No plots: matplotlib cannot be imported by " + sys.executable +
                 " (Debian: apt-get install python3-matplotlib).")
-        print("batch_report: warning: " + note, file=sys.stderr)
+        print("batch-report: warning: " + note, file=sys.stderr)
         for name in PLOTS:  # an earlier run's plots would not match the page
             if os.path.exists(os.path.join(folder, name + ".png")):
                 os.unlink(os.path.join(folder, name + ".png"))
@@ -1635,28 +1423,33 @@ class Parser(argparse.ArgumentParser):
         raise BadInput(message)
 
 
-def matplotlib_elsewhere():
-    """The system's python3, when this interpreter lacks matplotlib and that one has it (a
-    pyenv or venv python3 first on PATH does not see Debian's python3-matplotlib)."""
+def importable(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+def system_python_instead(modules):
+    """The system's python3, when this interpreter lacks one of MODULES and that one has them all
+    (a pyenv or venv python3 first on PATH does not see Debian's python3-jinja2 or -matplotlib)."""
     if os.environ.get("CUDALAB_REPORT_REEXEC") or os.path.realpath(sys.executable) == \
             os.path.realpath(SYSTEM_PYTHON) or not os.access(SYSTEM_PYTHON, os.X_OK):
         return None
-    try:
-        import matplotlib  # noqa: F401
+    if all(importable(m) for m in modules):
         return None
-    except ImportError:
-        pass
     import subprocess
     try:
-        found = subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True,
-                               timeout=60).returncode == 0
+        found = subprocess.run([SYSTEM_PYTHON, "-c", "import " + ", ".join(modules)],
+                               capture_output=True, timeout=60).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return None
     return SYSTEM_PYTHON if found else None
 
 
 def main(argv):
-    parser = Parser(prog="batch_report.py",
+    parser = Parser(prog="cudalab batch-report",
                     description="Per-student and per-class reports of a ./cudalab batch.")
     parser.add_argument("out", metavar="OUT", help="the batch's output folder")
     parser.add_argument("--student", action="append", metavar="S",
@@ -1666,23 +1459,29 @@ def main(argv):
         b = load_batch(args.out, args.student)
         chosen = b.students
     except BadInput as e:
-        print(f"batch_report.py: error: {e}", file=sys.stderr)
+        print(f"cudalab batch-report: error: {e}", file=sys.stderr)
         return 2
-    if not args.student:
-        other = matplotlib_elsewhere()
-        if other:  # the same run, with plots
-            sys.stdout.flush()
-            os.environ["CUDALAB_REPORT_REEXEC"] = "1"
-            os.execv(other, [other, os.path.abspath(__file__), *argv])
+    # The pages need Jinja2; the class's plots, matplotlib (without it: a page without plots).
+    other = system_python_instead(["jinja2"] if args.student else ["jinja2", "matplotlib"])
+    if other:  # the same run, with them
+        sys.stdout.flush()
+        os.environ["CUDALAB_REPORT_REEXEC"] = "1"
+        os.environ["PYTHONPATH"] = base.module_env()["PYTHONPATH"]
+        os.execv(other, [other, "-m", base.PACKAGE + ".reports", *argv])
+    if not importable("jinja2"):
+        print(f"cudalab batch-report: error: Jinja2 cannot be imported by {sys.executable}, and the "
+              "pages need it (Debian: apt-get install python3-jinja2; ./cudalab batch installs it)",
+              file=sys.stderr)
+        return 2
     try:
         for s in chosen:
             write_student(b, s)
         if args.student:
-            print(f"batch_report: wrote the files of {', '.join(s.id for s in chosen)}")
+            print(f"batch-report: wrote the files of {', '.join(s.id for s in chosen)}")
             return 0
         write_class(b)
     except OSError as e:
-        print(f"batch_report.py: error: cannot write: {e}", file=sys.stderr)
+        print(f"cudalab batch-report: error: cannot write: {e}", file=sys.stderr)
         return 1
     print(summary_line(b) + f"; wrote {os.path.join(args.out, 'class', 'index.html')}")
     return 0

@@ -1,0 +1,252 @@
+"""The batch's workers: one per GPU (or one without a GPU), each a folder with a copy of the
+repository and one build of the framework, made once and kept between runs, in which one
+submission at a time is built (in a bubblewrap sandbox) and graded.
+"""
+
+import fcntl
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+
+from grader.classroom import base
+from grader.classroom.base import SAFE_ID, UsageError, say
+from grader.classroom.submissions import is_report, student_files
+
+
+def tracked_files(root):
+    """The files git knows in ROOT (the workers' copies are made of them); a UsageError when ROOT
+    is not a git checkout (a downloaded archive of the repository)."""
+    try:
+        listed = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True)
+    except OSError as e:
+        raise UsageError("cannot run git (%s): the batch copies the files git tracks in %s" %
+                         (e.strerror, root))
+    if listed.returncode != 0:
+        raise UsageError("%s is not a git checkout: the batch copies the files git tracks; grade "
+                         "from a clone of the repository (git clone)" % root)
+    return [rel for rel in listed.stdout.decode().split("\0") if rel]
+
+
+def worker_gpus(requested, detected, visible=None):
+    """The GPU of each worker: one worker per GPU asked for (--gpus 0,1), else per GPU that
+    CUDA_VISIBLE_DEVICES (`visible`) lets through, else per GPU found; one worker without a GPU
+    when there is none. Two workers never share a GPU: timings never share."""
+    if requested is None and visible is not None and detected:
+        requested = visible
+        if not visible.strip():
+            return [None]  # CUDA_VISIBLE_DEVICES="" hides every GPU
+    if requested is not None:
+        gpus = [g.strip() for g in requested.split(",") if g.strip()]
+        if not gpus:
+            raise UsageError("--gpus: no GPU named")
+        for g in gpus:
+            if not re.fullmatch(r"\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-fA-F/-]+", g):
+                raise UsageError("--gpus: '%s' is not a GPU index or UUID" % g)
+        if len(set(gpus)) != len(gpus):
+            raise UsageError("--gpus: a GPU is named twice (timed checks must not share a GPU)")
+        if detected is not None and any(g.isdigit() and int(g) >= len(detected) for g in gpus):
+            raise UsageError("--gpus %s: this machine has %d GPU(s)" % (requested, len(detected)))
+        return gpus
+    if detected:
+        return [str(i) for i in range(len(detected))]
+    return [None]
+
+
+def detect_gpus():
+    """Names of the GPUs nvidia-smi lists, [] when there is none (or no driver)."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if out.returncode != 0:
+        return []
+    return [line.strip() for line in out.stdout.splitlines() if line.strip()]
+
+
+def build_sandbox(tree):
+    """bubblewrap for building untrusted files: the system read-only, the worker's tree writable,
+    nothing else (no submissions, no batch output, no home), no network. [] without bwrap."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return []
+    p = [bwrap, "--die-with-parent", "--unshare-all", "--cap-drop", "ALL"]
+    for d in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt"):
+        if os.path.islink(d):
+            p += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            p += ["--ro-bind", d, d]
+    p += ["--tmpfs", "/tmp", "--bind", tree, tree, "--proc", "/proc", "--dev", "/dev",
+          "--chdir", tree, "--"]
+    try:
+        ok = subprocess.run(p + ["true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return p if ok else []
+
+
+def cpus():
+    """The CPUs this process may use (a Slurm task's allocation, not the node's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 2
+
+
+def claim_worker_folder(work):
+    """(folder, lock): the first worker folder of this host in WORK that no running batch or
+    Slurm task holds, WORK/<host>-<n>, held through an flock on WORK/<host>-<n>.lock until the
+    lock file is closed (at the latest when the process ends, killed or not). A folder keeps its
+    build: the next batch or task that takes it rebuilds only what changed."""
+    os.makedirs(work, mode=0o700, exist_ok=True)
+    host = SAFE_ID.sub("_", socket.gethostname().split(".")[0]) or "host"
+    n = 0
+    while True:
+        name = "%s-%d" % (host, n)
+        lock = open(os.path.join(work, name + ".lock"), "a")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return os.path.join(work, name), lock
+        except BlockingIOError:
+            lock.close()
+            n += 1
+
+
+class Worker:
+    """A copy of the repository with one build of the framework, graded in one at a time."""
+
+    def __init__(self, folder, gpu, args, labs):
+        self.gpu, self.args, self.labs = gpu, args, labs
+        self.dir = folder
+        self.name = os.path.basename(folder)
+        self.tree = os.path.join(self.dir, "tree")
+        self.build = os.path.join(self.tree, "build", args.preset)
+        self.known = student_files(base.ROOT)  # the tree is a copy: the same labs and files
+        self.sandbox = []
+
+    def log(self, text):
+        say("[worker %s%s] %s" % (self.name, "" if self.gpu is None else ", GPU " + self.gpu, text))
+
+    def prepare(self):
+        """Copies the tracked files of the repository (those changed since, in a folder used
+        before) and builds the framework (only what changed, in a folder used before)."""
+        files = tracked_files(base.ROOT)
+        built = os.path.isdir(self.build)
+        for rel in files:
+            if not rel:
+                continue
+            src, dst = os.path.join(base.ROOT, rel), os.path.join(self.tree, rel)
+            if not os.path.isfile(src):
+                continue
+            mine = os.stat(src)
+            try:
+                theirs = os.stat(dst)
+                if (theirs.st_size, int(theirs.st_mtime)) == (mine.st_size, int(mine.st_mtime)):
+                    continue
+            except FileNotFoundError:
+                pass
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+        self.log("checking the framework's build (made before)" if built else
+                 "configuring and building the framework (once)")
+        start = time.time()
+        env = dict(os.environ)
+        with open(os.path.join(self.dir, "framework-build.log"), "w") as log:
+            arch = os.environ.get("CUDALAB_CUDA_ARCHITECTURES")
+            # No CTest test of the student's graders: listing their checks would run the
+            # student's code at build time.
+            cfg = subprocess.run(["cmake", "--preset", self.args.preset,
+                                  "-DCUDALAB_STUDENT_TESTS=OFF"] +
+                                 (["-DCUDALAB_CUDA_ARCHITECTURES=" + arch] if arch else []),
+                                 cwd=self.tree, env=env, stdout=log, stderr=subprocess.STDOUT)
+            if cfg.returncode != 0:
+                raise RuntimeError("worker %s: configure failed (see %s)" % (self.name, log.name))
+            targets = ["cudalab-grade"] + ["lab%s-grader-solution" % i for i in self.labs]
+            b = subprocess.run(["cmake", "--build", "--preset", self.args.preset, "-j",
+                                str(cpus()), "--target"] + targets,
+                               cwd=self.tree, env=env, stdout=log, stderr=subprocess.STDOUT)
+            if b.returncode != 0:
+                raise RuntimeError("worker %s: the framework does not build (see %s)" %
+                                   (self.name, log.name))
+        self.sandbox = build_sandbox(self.tree)
+        self.log("ready in %.0f s%s" % (time.time() - start,
+                                        "" if self.sandbox else " (no bubblewrap: builds unsandboxed)"))
+
+    def manifest(self):
+        rows = {}
+        with open(os.path.join(self.build, "cudalab-labs.tsv")) as f:
+            for line in f:
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) >= 11:
+                    rows[fields[0]] = fields
+        return rows
+
+    def grade(self, sid, files, student_dir, seed):
+        """Builds and grades one submission; returns (build seconds, grade seconds, compiled)."""
+        # The skeletons back, then the student's files.
+        for rel in self.known.values():
+            shutil.copy2(os.path.join(base.ROOT, rel), os.path.join(self.tree, rel))
+        for rel, data in files.items():
+            if is_report(rel):  # read by the instructor, not compiled
+                continue
+            with open(os.path.join(self.tree, rel), "wb") as f:
+                f.write(data)
+        manifest = self.manifest()
+        # Nothing of the previous submission may be graded or read: its binaries and objects go.
+        for lab in self.labs:
+            short = manifest[lab][1] if lab in manifest else ""
+            for name in ("lab%s-grader-student" % lab, "lab%s-student-link-check" % lab,
+                         "lab%s-%s" % (lab, short)):
+                try:
+                    os.remove(os.path.join(self.build, name))
+                except FileNotFoundError:
+                    pass
+            if lab in manifest:
+                for obj in manifest[lab][10].split(";"):
+                    if obj:
+                        try:
+                            os.remove(obj)
+                        except FileNotFoundError:
+                            pass
+        targets = []
+        for lab in self.labs:
+            targets += ["lab%s-grader-student" % lab, "lab%s-student-link-check" % lab]
+        start = time.time()
+        with open(os.path.join(student_dir, "build.log"), "w") as log:
+            cmd = ["cmake", "--build", "--preset", self.args.preset, "-j",
+                   str(cpus()), "--target"] + targets + ["--", "-k", "0"]
+            try:
+                subprocess.run(self.sandbox + cmd, cwd=self.tree, stdout=log, stderr=subprocess.STDOUT,
+                               timeout=self.args.build_timeout)
+            except subprocess.TimeoutExpired:
+                log.write("\nbatch: the build took more than %d s and was stopped\n" %
+                          self.args.build_timeout)
+        build_seconds = time.time() - start
+        compiled = {lab: os.access(os.path.join(self.build, "lab%s-grader-student" % lab), os.X_OK)
+                    for lab in self.labs}
+        env = dict(os.environ)
+        env["CUDALAB_SEED"] = str(seed)
+        env["CUDALAB_DATA_DIR"] = self.args.data_dir
+        env.pop("CUDA_VISIBLE_DEVICES", None)
+        if self.gpu is not None:
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # the indices nvidia-smi and --gpus use
+            env["CUDA_VISIBLE_DEVICES"] = self.gpu
+        cmd = [os.path.join(self.build, "grader", "cudalab-grade"), "--lab", ",".join(self.labs),
+               "--json", os.path.join(student_dir, "report.json"), "--timeout",
+               str(self.args.timeout), "--color", "never", "--sandbox", self.args.sandbox]
+        if self.args.jobs:
+            cmd += ["--jobs", str(self.args.jobs)]
+        elif cpus() < (os.cpu_count() or 1):  # a Slurm task's CPUs, not the node's
+            cmd += ["--jobs", str(min(cpus(), 8))]
+        start = time.time()
+        with open(os.path.join(student_dir, "grade.log"), "w") as log:
+            try:
+                subprocess.run(cmd, cwd=self.tree, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               timeout=self.args.submission_timeout)
+            except subprocess.TimeoutExpired:
+                log.write("\nbatch: grading took more than %d s and was stopped\n" %
+                          self.args.submission_timeout)
+        return build_seconds, time.time() - start, compiled
