@@ -21,6 +21,9 @@ and the Fix column of "Common mistakes"), then checked:
                  page) in the stripped "Profile it yourself" section
   exercise       the exercise of "Profile it yourself" asks for a prediction ("predict") before
                  the measurement
+  reference-file no path of solutions/ is left: where a page names the reference's file, it
+                 describes the reference's design, which answers a question (it goes in an answer
+                 block; the reference's figures may stay)
 
 The core is what a student reads to do the lab: the stripped page less its hints, "Common
 mistakes", "Going further" and "Results on real GPUs" (opened or read when needed).
@@ -164,6 +167,11 @@ def check_page(release, root, page, text):
     elif exercise and not re.search(r"\bpredict", exercise.group(1), re.I):
         problems.append(("exercise", "the exercise does not ask for a prediction before the "
                          "measurement"))
+    for line in stripped.splitlines():
+        found = re.search(r"solutions/[0-9][0-9]-[^\s`)]*", line)
+        if found:
+            problems.append(("reference-file", f"names {found.group(0)} outside the answer "
+                             "blocks (the reference's design belongs in an answer)"))
     return problems, stripped
 
 
@@ -199,7 +207,8 @@ def main(argv):
     if failures:
         return 1
     print(f"{PROG}: {len(pages)} stripped lab pages: each has its Done when, no solution line, "
-          "no Fix column, no first-attempt profile, a prediction before each exercise")
+          "no Fix column, no first-attempt profile, a prediction before each exercise, no file of "
+          "solutions/ named")
     return 0
 
 

@@ -179,6 +179,16 @@ class BadPages(unittest.TestCase):
                                              __import__("pathlib").Path(LAB + ".md"), GOOD)
         self.assertIn(("fix-column", "the Common mistakes table keeps its Fix column"), problems)
 
+    def test_the_reference_file_outside_the_answer_fails(self):
+        page = GOOD.replace("A convolution slides a mask along an array.",
+                            "The reference (`solutions/%s/demo.cu`) has 4 outputs a thread." % LAB)
+        self.assertFails(page, f"reference-file: names solutions/{LAB}/demo.cu outside the answer")
+
+    def test_the_reference_file_inside_an_answer_block_passes(self):
+        page = GOOD.replace("It issues 6x the loads.", "`solutions/%s/demo.cu` does less." % LAB)
+        code, out, err = self.check(page)
+        self.assertEqual(code, 0, out + err)
+
     def test_several_problems_are_each_one_line(self):
         page = GOOD.replace("**Done when**", "When").replace("Predict first", "Count")
         out = self.assertFails(page, "done-when:", "exercise:")
