@@ -364,6 +364,10 @@ void profile_performance(const Launch& candidate, const Launch& reference,
                  ": " + problem);
       return;
     }
+    // The candidate's process ends here: freeing the counters by ending the count alone left
+    // the reference's process unable to read them once in ten profiles on an H200
+    // (CUPTI_ERROR_UNKNOWN); an ended context holds nothing.
+    if (launch == 0) remote::stop(remote::Endpoint::candidate);
     for (const remote::Kernel& k : kernels)
       for (const auto& [key, value] : k.counters) sums[launch][key] += value;
     sums[launch]["dram_bytes"] = sums[launch]["dram_read_bytes"] + sums[launch]["dram_write_bytes"];

@@ -604,4 +604,8 @@ void stop() {
   process(Endpoint::reference).stop();
 }
 
+void stop(Endpoint e) {
+  process(e).stop();
+}
+
 }  // namespace cudalab::remote

@@ -128,5 +128,7 @@ void prestart(Endpoint to);
 
 // Ends both processes (the next call starts a new one).
 void stop();
+// Ends the process of `e` (its context, and the counters it held, gone when this returns).
+void stop(Endpoint e);
 
 }  // namespace cudalab::remote
