@@ -390,6 +390,18 @@ def quoted_figures(text):
     return grade, ratios
 
 
+def unjudged_text(s, lab):
+    """Why the graded run could not judge a lab's grade ("not judged here: no GPU", "... N
+    check(s) skipped"), or None when it could: a run without a GPU, or with checks skipped, gave
+    points that are not what the student's code earns."""
+    if s.report.get("device") is None:
+        return "not judged here: no GPU"
+    skipped = sum(1 for c in lab["checks"] if c.get("status") == "skipped")
+    if skipped:
+        return f"not judged here: {skipped} check(s) skipped"
+    return None
+
+
 def check_figures(s):
     """Holds each report.md's quoted figures against the student's graded run: s.figures, and a
     flag for each that differs."""
@@ -400,7 +412,13 @@ def check_figures(s):
         if x is None or (grade is None and not ratios):
             continue
         rows = []
-        if grade is not None:
+        unjudged = unjudged_text(s, x)
+        if grade is not None and unjudged:
+            # The run could not judge the lab (no GPU, GPU checks skipped): its points are not the
+            # grade, so a quoted grade is neither agreeing nor differing, as an r "not timed".
+            rows.append((f"grade {number_text(grade[0])} / {number_text(grade[1])}",
+                         unjudged, None))
+        elif grade is not None:
             got = round(x["points"], 2)
             agrees = abs(grade[0] - got) <= 0.5 and abs(grade[1] - x["max_points"]) <= 0.5
             rows.append((f"grade {number_text(grade[0])} / {number_text(grade[1])}",
@@ -554,6 +572,11 @@ def lab_of_path(path):
     return found.group(1) if found else None
 
 
+def is_report_path(path):
+    """Whether a skeleton path is a lab's report.md template (labs/NN-name/report.md)."""
+    return path == "report.md" or path.endswith("/report.md")
+
+
 def labs_text(paths):
     """['labs/08-bfs/bfs.cu', 'labs/09-nbody/nbody.cu'] -> 'labs 08, 09'."""
     labs = sorted({lab_of_path(p) or p for p in paths})
@@ -587,9 +610,11 @@ def analyse(b):
                                                else "")
             s.flags.append(("ignored", f"{len(ignored)} file(s) not taken: {shown}"))
 
-    # Lab files not in the submission (of the labs the batch grades).
+    # Lab files not in the submission (of the labs the batch grades). The skeleton's report.md
+    # templates are left out: a missing report is shown as "no report", not as a missing lab.
     labs = b.info.get("labs")
-    expected = [p for p in (b.skeleton or {}) if not isinstance(labs, list) or lab_of_path(p) in labs]
+    expected = [p for p in (b.skeleton or {})
+                if not is_report_path(p) and (not isinstance(labs, list) or lab_of_path(p) in labs)]
     for s in b.students:
         files = s.meta.get("files") or {}
         if files and not s.meta_problem:

@@ -482,6 +482,57 @@ class EdgeCases(unittest.TestCase):
             with open(os.path.join(tmp, "students", "alice", "results.json")) as f:
                 self.assertTrue(json.load(f)["output"].startswith("No GPU found (no CUDA device"))
 
+    def test_a_missing_report_md_is_not_a_missing_lab(self):
+        # skeleton.json lists each lab's report.md template too; a student who hands in the code
+        # but no report.md misses no lab (the pages say "no report" instead).
+        with tempfile.TemporaryDirectory() as tmp:
+            labs = ["01", "02"]
+            fx.write_batch(tmp, total=2, labs=labs)
+            skeleton = fx.skeleton_hashes()
+            for lab in labs:
+                folder = os.path.dirname(fx.student_path(lab))
+                skeleton[folder + "/report.md"] = fx.sha(f"report template of lab {lab}")
+            with open(os.path.join(tmp, "skeleton.json"), "w") as f:
+                json.dump(skeleton, f)
+            fx.write_student(tmp, "alice", fx.make_report(labs),
+                             fx.meta_of("alice", fx.own_files("alice", labs), labs))
+            code_of_01 = {fx.student_path("01"): fx.sha("bob's lab 01")}
+            fx.write_student(tmp, "bob", fx.make_report(labs), fx.meta_of("bob", code_of_01, labs))
+            code, _, err = run(tmp)
+            self.assertEqual((code, err), (0, ""))
+            with open(os.path.join(tmp, "class", "grades.csv")) as f:
+                rows = {r["student"]: r for r in csv.DictReader(f)}
+            self.assertNotIn("not in the submission", rows["alice"]["flags"])
+            self.assertIn("not in the submission: lab 02", rows["bob"]["flags"])  # code is still
+            self.assertNotIn("lab 01", rows["bob"]["flags"])
+
+    def test_a_quoted_grade_is_not_judged_without_a_gpu(self):
+        # Graded without a GPU, every GPU check skipped: the run's 0 points are not the grade, so
+        # a quoted 100 / 100 is "not judged here", not a flag (as a quoted r is "not timed").
+        with tempfile.TemporaryDirectory() as tmp:
+            fx.write_batch(tmp, total=1, labs=["01"], device=None)
+            def skipped(lab, check, tags, points):
+                return {"points": 0, "status": "skipped", "measurements": {},
+                        "message": "no CUDA device (CUDA driver version is insufficient)"}
+            fx.write_student(tmp, "alice", fx.make_report(["01"], device=None, outcome=skipped),
+                             fx.meta_of("alice", fx.own_files("alice", ["01"]), ["01"]))
+            full = fx.make_report(["01"])["labs"][0]["max_points"]
+            write_analysis(tmp, "alice", "01-conv1d-basic",
+                           "- Grade (`./cudalab grade --lab 01`): %d / %d\n"
+                           "- Performance (each performance check's `r = ...`): r = 1.9\n"
+                           % (full, full))
+            code, _, err = run(tmp)
+            self.assertEqual((code, err), (0, ""))
+            with open(os.path.join(tmp, "class", "grades.csv")) as f:
+                flags = list(csv.DictReader(f))[0]["flags"]
+            self.assertIn("graded without a GPU", flags)
+            self.assertNotIn("report.md quotes", flags)
+            with open(os.path.join(tmp, "students", "alice", "analysis.html")) as f:
+                page = f.read()
+            self.assertIn("<td>not judged here: no GPU</td>", page)
+            self.assertIn("<td>not timed</td>", page)
+            self.assertNotIn('class="differs"', page)
+
     def test_stale_report_of_another_seed(self):
         with tempfile.TemporaryDirectory() as tmp:
             fx.write_batch(tmp, total=1)
