@@ -88,6 +88,7 @@ class Dispatcher:
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            self.lock.close()
             raise UsageError("another ./cudalab serve --slurm runs on %s: stop it first" % data)
         self.conn = store.connect(worker.db_path(data))
         self.stopping = threading.Event()

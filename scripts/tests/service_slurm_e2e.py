@@ -81,7 +81,8 @@ def check(e2e, tmp, report):
     def expect(cond, what):
         if not cond:
             failed.append(what)
-        return report(cond, what)
+        report(cond, what)
+        return cond
 
     ref = os.path.join(e2e, "out")
     work = os.path.join(ref, "work")
