@@ -209,6 +209,18 @@ def check(e2e, tmp, report):
                    r.returncode, figures["to_verdict"], "" if m else ":\n" +
                    (r.stdout + r.stderr)[-600:]))
 
+        if sub4:  # where the time to a verdict went
+            t = query(data, "SELECT created_at, started_at, finished_at, build_seconds, "
+                      "grade_seconds FROM submissions WHERE id = ?", (sub4,))[0]
+            figures.update(to_claim=t[1] - t[0], claim_to_verdict=t[2] - t[1], build=t[3] or 0,
+                           grade=t[4] or 0)
+            log("submit to verdict %.1f s: %.1f s until the job's worker claimed it (sbatch, "
+                "Slurm's start, the worker's start), %.1f s from there to the verdict (%.1f s "
+                "building the file, %.1f s grading it, the rest the worker's check of its "
+                "folder's build)" % (figures["to_verdict"], figures["to_claim"],
+                                     figures["claim_to_verdict"], figures["build"],
+                                     figures["grade"]))
+
         # The verdicts: the batch's, through the API.
         for sid, sub, ref_sid in (("s1", sub1, "alice"), ("s2", sub2, "carol"),
                                   ("s3", sub3, "alice"), ("s4", sub4, "alice")):
