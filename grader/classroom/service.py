@@ -1,15 +1,18 @@
 """The class grading service: `./cudalab serve --data DIR` (docs/instructors.md).
 
     python3 -m grader.classroom.service --data DIR [--port 8408] [--host 127.0.0.1]
-        [--workers N | --gpus 0,1] [--lab-timeout S] [--preset ci|default] [--work DIR]
+        [--workers N | --gpus 0,1 | --slurm [--partition P] [--max-jobs K] [--time MIN]]
+        [--lab-timeout S] [--preset ci|default] [--work DIR]
         [--max-upload-bytes B] [--per-hour N] [--gpu-seconds-per-day S] [--deadlines FILE]
 
 Students without a GPU submit their lab files (a .tar.gz of them at their repository paths) over
 HTTP and get the instructor's verdict: the same grading as ./cudalab batch (batch.py: the
 sandbox, the secret seed in DIR/seed, the reports), made by worker processes
 (grader/classroom/worker.py), one per GPU, which this process starts, restarts when one dies and
-stops with it. The state is in DIR/service.sqlite (grader/classroom/store.py): a restart of the
-service or a killed worker loses no submission, and each submission gets exactly one verdict.
+stops with it; or, with --slurm, made by Slurm jobs, one per submission, which this process
+submits and watches (grader/classroom/service_slurm.py). The state is in DIR/service.sqlite
+(grader/classroom/store.py): a restart of the service or a killed worker loses no submission,
+and each submission gets exactly one verdict.
 
 The API (JSON; every error is {"error": "<one line>"} with a 4xx status): GET /api/health,
 GET /api/me, POST /api/me/leaderboard {"opt_in": bool}, POST /api/submissions?labs=01,02,
@@ -66,7 +69,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from grader.classroom import deadlines as deadline_rules
-from grader.classroom import leaderboard, roster, store, submissions, worker, workers
+from grader.classroom import leaderboard, roster, service_slurm, store, submissions, worker, workers
 from grader.classroom.base import UsageError
 
 ROOT = worker.ROOT
@@ -799,6 +802,18 @@ def parse(argv):
     w.add_argument("--workers", type=int, help="worker processes (default one per GPU, one "
                    "without a GPU; 0: none, grade with python3 -m grader.classroom.worker)")
     w.add_argument("--gpus", help="the GPUs to grade on, one worker each, e.g. 0,1")
+    w.add_argument("--slurm", action="store_true", help="grade on a Slurm cluster: each "
+                   "submission a job of one GPU, running the worker on a node that sees DIR and "
+                   "this repository at the same paths (no worker here)")
+    p.add_argument("--partition", help="--slurm: the jobs' partition (default: the cluster's)")
+    p.add_argument("--max-jobs", type=int, default=0, help="--slurm: at most K jobs queued or "
+                   "running at once (default 0: one per queued submission)")
+    p.add_argument("--time", type=int, help="--slurm: each job's time limit in minutes "
+                   "(default 75: the worker's build and grade limits, and a first build of the "
+                   "framework on a node)")
+    p.add_argument("--slurm-retries", type=int, default=1, help="--slurm: how many times a "
+                   "submission whose job ended without a verdict (scancel, time limit, node "
+                   "failure) is submitted again before that is its verdict (default 1)")
     p.add_argument("--lab-timeout", type=int, default=120, help="seconds per check (default 120)")
     p.add_argument("--allow-uncounted", action="store_true",
                    help="grade even where the GPU's performance counters cannot be read (the "
@@ -825,6 +840,16 @@ def parse(argv):
             p.error("--%s must be at least 1" % name.replace("_", "-"))
     if args.workers is not None and args.workers < 0:
         p.error("--workers must be at least 0")
+    if not args.slurm:
+        for name in ("partition", "time"):
+            if getattr(args, name) is not None:
+                p.error("--%s goes with --slurm" % name)
+        if args.max_jobs or args.slurm_retries != 1:
+            p.error("--max-jobs and --slurm-retries go with --slurm")
+    if args.max_jobs < 0 or args.slurm_retries < 0:
+        p.error("--max-jobs and --slurm-retries must be at least 0")
+    if args.time is not None and args.time < 1:
+        p.error("--time must be at least 1 (minutes)")
     if not 0 <= args.port <= 65535:
         p.error("--port must be 0 to 65535")
     return args
@@ -834,7 +859,10 @@ def main(argv):
     args = parse(argv)
     data = os.path.abspath(args.data)
     try:
-        slots = worker_slots(args)
+        if args.slurm:
+            service_slurm.check_cluster(args.partition)
+        else:
+            slots = worker_slots(args)
         if args.deadlines:
             args.deadlines = os.path.abspath(args.deadlines)
             deadline_rules.read_deadlines(args.deadlines, submissions.student_files(ROOT))
@@ -858,8 +886,19 @@ def main(argv):
     print("serve: http://%s:%d/ (data %s; the instructor's token is in %s)" % (
         args.host if family == socket.AF_INET else "[%s]" % args.host, port, data,
         os.path.join(data, "instructor-token")), file=sys.stderr, flush=True)
-    supervisor = None
-    if args.workers != 0:
+    supervisor = dispatcher = None
+    if args.slurm:
+        try:
+            dispatcher = service_slurm.Dispatcher(data, args)
+        except UsageError as e:
+            print("serve: error: %s" % e, file=sys.stderr)
+            return 2
+        print("serve: grading on Slurm: a job of one GPU per submission%s%s (the jobs' logs: %s)"
+              % (" in partition " + args.partition if args.partition else "",
+                 ", at most %d at once" % args.max_jobs if args.max_jobs else "",
+                 dispatcher.logs), file=sys.stderr, flush=True)
+        dispatcher.start()
+    elif args.workers != 0:
         supervisor = Supervisor(data, args, slots)
         print("serve: %d worker(s)%s" % (len(slots), "" if slots[0] is not None else
                                          " (no GPU: GPU checks are reported as skipped)"),
@@ -874,6 +913,11 @@ def main(argv):
         if supervisor is not None:
             print("serve: stopping the workers", file=sys.stderr, flush=True)
             supervisor.stop()
+        if dispatcher is not None:
+            left = dispatcher.stop()
+            if left:
+                print("serve: %d Slurm job(s) left queued or running: they grade on, and the "
+                      "next start collects them" % left, file=sys.stderr, flush=True)
     return 0
 
 

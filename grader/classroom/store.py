@@ -16,6 +16,13 @@ grades; it finishes with an UPDATE ... WHERE lease_owner = its owner, which chan
 another worker took the job over since. Each attempt is a row of `gradings`, outcome 'done',
 'reused' (results copied from an identical earlier submission) or 'lost' (its lease passed, or
 its worker let the job go): one submission has exactly one 'done' or 'reused' attempt.
+
+On Slurm (./cudalab serve --slurm, grader/classroom/slurm.py's Dispatcher), each submission is a
+Slurm job whose worker claims exactly that submission (claim_id); the row says which job
+(slurm_job: its id, or SUBMITTING while sbatch runs) and the jobs that ended without a verdict
+(slurm_failed). A job that ended so is taken back once (requeue_slurm: conditional on the job
+still being the row's), and after too many the submission gets its error as its verdict
+(fail_slurm).
 """
 
 import contextlib
@@ -31,6 +38,9 @@ ALIVE_S = 30  # a worker not heard from for this long is not counted as alive
 DEFAULT_GRADING_S = 30.0  # the ETA's seconds per grading before any was made
 ETA_SAMPLE = 20  # the ETA's mean is over this many last gradings
 STATES = ("queued", "running", "done")
+SUBMITTING = "submitting"  # slurm_job while sbatch runs (a crash then: the job is found by name)
+# Columns added since the first schema: a database made before gets them at connect().
+ADDED_COLUMNS = {"submissions": [("slurm_job", "TEXT"), ("slurm_failed", "TEXT")]}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS students (
@@ -71,7 +81,9 @@ CREATE TABLE IF NOT EXISTS submissions (
     seed_hash TEXT,                  -- sha256 of the seed it was graded with (reuse)
     reused_from INTEGER,
     worker TEXT,
-    gpu TEXT
+    gpu TEXT,
+    slurm_job TEXT,                  -- the Slurm job that grades it (--slurm), or 'submitting'
+    slurm_failed TEXT                -- JSON [[job, why], ...]: jobs that ended without a verdict
 );
 CREATE INDEX IF NOT EXISTS submissions_state ON submissions(state, id);
 CREATE INDEX IF NOT EXISTS submissions_student ON submissions(student, id);
@@ -130,6 +142,15 @@ def connect(path):
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.executescript(SCHEMA)
+    for table, columns in ADDED_COLUMNS.items():
+        have = {r[1] for r in conn.execute("PRAGMA table_info(%s)" % table)}
+        for name, kind in columns:
+            if name not in have:
+                try:
+                    conn.execute("ALTER TABLE %s ADD COLUMN %s %s" % (table, name, kind))
+                except sqlite3.OperationalError as e:  # another process added it meanwhile
+                    if "duplicate column" not in str(e):
+                        raise
     return conn
 
 
@@ -435,6 +456,30 @@ def claim(conn, owner, worker=None, now=None, lease_s=LEASE_S):
         return conn.execute("SELECT * FROM submissions WHERE id = ?", (row["id"],)).fetchone()
 
 
+def claim_id(conn, sub_id, owner, worker=None, now=None, lease_s=LEASE_S):
+    """claim() of submission SUB_ID only (a Slurm job's worker grades the one it was submitted
+    for): (row as claimed, None), or (None, why not: 'done', 'running' (another worker holds
+    its lease) or 'missing')."""
+    now = now_s() if now is None else now
+    with transaction(conn):
+        row = conn.execute("SELECT * FROM submissions WHERE id = ?", (sub_id,)).fetchone()
+        if row is None:
+            return None, "missing"
+        if row["state"] == "done":
+            return None, "done"
+        if row["state"] == "running" and (row["lease_until"] or 0) >= now:
+            return None, "running"
+        conn.execute("UPDATE gradings SET outcome = 'lost', finished_at = ? "
+                     "WHERE submission = ? AND outcome IS NULL", (now, sub_id))
+        conn.execute(
+            "UPDATE submissions SET state = 'running', lease_owner = ?, lease_until = ?, "
+            "attempts = attempts + 1, started_at = ?, worker = ? WHERE id = ?",
+            (owner, now + lease_s, now, worker, sub_id))
+        conn.execute("INSERT INTO gradings (submission, owner, attempt, worker, started_at) "
+                     "VALUES (?, ?, ?, ?, ?)", (sub_id, owner, row["attempts"] + 1, worker, now))
+        return conn.execute("SELECT * FROM submissions WHERE id = ?", (sub_id,)).fetchone(), None
+
+
 def extend_lease(conn, sub_id, owner, now=None, lease_s=LEASE_S):
     """Extends OWNER's lease; False when the job is no longer theirs."""
     now = now_s() if now is None else now
@@ -486,6 +531,77 @@ def release(conn, sub_id, owner, now=None):
         conn.execute("UPDATE gradings SET outcome = 'lost', finished_at = ? "
                      "WHERE submission = ? AND owner = ? AND outcome IS NULL", (now, sub_id, owner))
         return cur.rowcount == 1
+
+
+# ---- Slurm: the job of each submission (./cudalab serve --slurm) -----------------------------
+
+
+def slurm_pending(conn):
+    """The submissions not done that have a Slurm job (or one being submitted), oldest first."""
+    return conn.execute("SELECT * FROM submissions WHERE state != 'done' AND slurm_job IS NOT NULL "
+                        "ORDER BY id").fetchall()
+
+
+def slurm_unsubmitted(conn):
+    """The queued submissions without a Slurm job, oldest first: what is to be submitted."""
+    return conn.execute("SELECT * FROM submissions WHERE state = 'queued' AND slurm_job IS NULL "
+                        "ORDER BY id").fetchall()
+
+
+def set_slurm_job(conn, sub_id, job, was):
+    """The row's job becomes JOB if it was WAS (None, SUBMITTING or a job id); False when the
+    row changed meanwhile (or is done: a done submission needs no job)."""
+    with transaction(conn):
+        cur = conn.execute(
+            "UPDATE submissions SET slurm_job = ? WHERE id = ? AND state != 'done' AND "
+            "slurm_job IS ?", (job, sub_id, was))
+        return cur.rowcount == 1
+
+
+def requeue_slurm(conn, sub_id, job, why, worker_suffix, now=None):
+    """Slurm job JOB of the submission ended without its verdict (WHY, one line): the row is
+    queued again without a job, the job added to slurm_failed, and an attempt of the job's
+    worker (its worker column ends with WORKER_SUFFIX; the job is gone, so is it) recorded as
+    'lost'. A lease of another worker (one started by hand) is left to run out. Returns the
+    failed jobs so far, or None when the row was no longer JOB's (done, or taken back already)."""
+    now = now_s() if now is None else now
+    with transaction(conn):
+        row = conn.execute("SELECT * FROM submissions WHERE id = ? AND slurm_job = ? AND "
+                           "state != 'done'", (sub_id, job)).fetchone()
+        if row is None:
+            return None
+        failed = (decode(row, "slurm_failed") or []) + [[job, why]]
+        conn.execute("UPDATE submissions SET slurm_job = NULL, slurm_failed = ? WHERE id = ?",
+                     (json.dumps(failed), sub_id))
+        if row["state"] == "running" and (row["worker"] or "").endswith(worker_suffix):
+            conn.execute("UPDATE submissions SET state = 'queued', lease_until = NULL, "
+                         "started_at = NULL WHERE id = ?", (sub_id,))
+            conn.execute("UPDATE gradings SET outcome = 'lost', finished_at = ? "
+                         "WHERE submission = ? AND owner = ? AND outcome IS NULL",
+                         (now, sub_id, row["lease_owner"]))
+        return failed
+
+
+def fail_slurm(conn, sub_id, error, worker=None, now=None):
+    """The verdict of a submission whose Slurm jobs all ended without one: ERROR (one line),
+    exit code 1, recorded once, as its one 'done' attempt. False when it is done already, or
+    running under a worker's lease (whose verdict stands)."""
+    now = now_s() if now is None else now
+    with transaction(conn):
+        row = conn.execute("SELECT * FROM submissions WHERE id = ?", (sub_id,)).fetchone()
+        if row is None or row["state"] == "done" or (
+                row["state"] == "running" and (row["lease_until"] or 0) >= now):
+            return False
+        conn.execute("UPDATE gradings SET outcome = 'lost', finished_at = ? "
+                     "WHERE submission = ? AND outcome IS NULL", (now, sub_id))
+        conn.execute(
+            "UPDATE submissions SET state = 'done', finished_at = ?, lease_owner = NULL, "
+            "lease_until = NULL, error = ?, exit_code = 1, attempts = attempts + 1, worker = ? "
+            "WHERE id = ?", (now, error, worker, sub_id))
+        conn.execute("INSERT INTO gradings (submission, owner, attempt, worker, started_at, "
+                     "finished_at, outcome) VALUES (?, 'service', ?, ?, ?, ?, 'done')",
+                     (sub_id, row["attempts"] + 1, worker, now, now))
+        return True
 
 
 def find_reusable(conn, key, seed_hash, exclude_id):

@@ -2,7 +2,7 @@
 grades each one as ./cudalab batch does, and records the verdict.
 
     python3 -m grader.classroom.worker --data DIR [--gpu N] [--preset P] [--work DIR]
-                                        [--timeout S] [--once]
+                                        [--timeout S] [--once | --job ID]
 
 `./cudalab serve` starts one per GPU (and restarts one that dies); one can also be started by
 hand, on the same machine as DIR. The grading is ./cudalab batch's: one workers.Worker (a copy of
@@ -19,6 +19,15 @@ while grading loses its lease after 60 s and the job is claimed again; a worker 
 SIGINT) gives its job back at once.
 
 --once grades one queued submission, if there is one, and exits.
+
+--job ID grades submission ID, and only it, then exits: the command of a Slurm job of
+`./cudalab serve --slurm` (grader/classroom/service_slurm.py), on a node that sees DIR and the
+repository at the same paths. It claims that submission as the loop claims any (store.claim_id:
+the same lease, heartbeat and finishing UPDATE), on the GPU Slurm gave the job
+(CUDA_VISIBLE_DEVICES), and is named after its job ("host:pid (Slurm job N)"), so that the
+service, seeing the job gone, knows the claim was its. A submission done already, or leased to
+another worker, needs nothing: exit code 0. The framework not building gives the submission
+back (exit code 1): the service submits it once more, then records the error.
 """
 
 import argparse
@@ -220,6 +229,8 @@ class Grader:
         self.conn = store.connect(db_path(self.data))
         self.host = socket.gethostname().split(".")[0]
         self.name = "%s:%d" % (self.host, os.getpid())  # the service finds it by its pid
+        if getattr(args, "job", None) is not None and os.environ.get("SLURM_JOB_ID"):
+            self.name += " " + slurm_suffix(os.environ["SLURM_JOB_ID"])
         self.known = submissions.student_files(ROOT)
         self.paths = list(self.known.values()) + submissions.report_files(self.known)
         self.work = os.path.abspath(args.work) if args.work else os.path.join(self.data, "work")
@@ -309,6 +320,67 @@ class Grader:
                 store.worker_gone(self.conn, self.name)
             except Exception:
                 pass
+
+    def run_job(self):
+        """--job ID: grades that submission (a Slurm job's worker); see the module's doc."""
+        beat = threading.Thread(target=self.heartbeat, daemon=True)
+        sub_id, owner = self.args.job, uuid.uuid4().hex
+        try:
+            beat.start()
+            recover(self.conn, self.data)
+            job, why = store.claim_id(self.conn, sub_id, owner, self.name, lease_s=self.args.lease)
+            if job is None:
+                self.log({"done": "submission %d is graded already: nothing to do",
+                          "running": "submission %d is being graded by another worker: nothing "
+                                     "to do",
+                          "missing": "no submission %d in this service"}[why] % sub_id)
+                return 2 if why == "missing" else 0
+            # From here the heartbeat extends the lease, through a framework build on a new node.
+            self.set_state("preparing", (sub_id, owner))
+            labs = job["labs"].split(",")
+            if self.args.gpu is None and os.environ.get("SLURM_JOB_ID"):
+                self.no_gpu(job, owner)
+                return 1
+            folder, self.folder_lock = workers.claim_worker_folder(self.work)
+            self.worker = workers.Worker(folder, self.args.gpu, self.worker_args(), labs)
+            try:
+                self.worker.prepare()  # the framework and these labs' solution graders
+            except Exception:
+                if store.release(self.conn, sub_id, owner):
+                    self.log("submission %d given back to the queue" % sub_id)
+                raise
+            self.prepared = set(labs)
+            self.handle(job, owner)
+            return 0
+        except Stop:
+            with self.lock:
+                job = self.job
+            if job and store.release(self.conn, job[0], job[1]):
+                self.log("submission %d given back to the queue" % job[0])
+            self.log("stopping")
+            return 0
+        finally:
+            self.stopped.set()
+            try:
+                store.worker_gone(self.conn, self.name)
+            except Exception:
+                pass
+
+    def no_gpu(self, job, owner):
+        """A Slurm job given no GPU: the submission's verdict says so (as the batch's task)."""
+        error = ("not graded: the Slurm job was given no GPU (CUDA_VISIBLE_DEVICES is not set: "
+                 "is the cluster's gpu gres configured?)")
+        folder = os.path.join(self.data, "submissions")
+        tmp = os.path.join(folder, "%d.tmp-%s" % (job["id"], owner))
+        os.makedirs(tmp, exist_ok=True)
+        with open(os.path.join(tmp, "console.log"), "w") as f:
+            f.write(error + "\n")
+        self.log("submission %d: %s" % (job["id"], error))
+        if store.finish(self.conn, job["id"], owner, {"error": error, "exit_code": 1,
+                                                      "seed_hash": self.seed_hash, "gpu": None}):
+            publish(tmp, os.path.join(folder, str(job["id"])))
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def worker_args(self):
         """The options workers.Worker reads (./cudalab batch's, with its defaults)."""
@@ -478,6 +550,11 @@ class Grader:
         return result
 
 
+def slurm_suffix(job):
+    """The end of the name of the worker of Slurm job JOB."""
+    return "(Slurm job %s)" % job
+
+
 def redact(text, seed, report=None):
     """The text without the secret seed (reports.py's rule: CUDALAB_SEED=..., 'seed N', the
     number itself)."""
@@ -507,7 +584,11 @@ def parse(argv):
                    help="CMake preset of the worker's build (default: CUDALAB_PRESET or default)")
     p.add_argument("--work", help="where the workers' folders are (default DIR/work)")
     p.add_argument("--timeout", type=int, default=120, help="seconds per check (default 120)")
-    p.add_argument("--once", action="store_true", help="grade one queued submission, then exit")
+    once = p.add_mutually_exclusive_group()
+    once.add_argument("--once", action="store_true", help="grade one queued submission, then exit")
+    once.add_argument("--job", type=int, metavar="ID",
+                      help="grade submission ID only, then exit (a Slurm job of ./cudalab serve "
+                           "--slurm; the GPU: --gpu, else the job's CUDA_VISIBLE_DEVICES)")
     p.add_argument("--allow-uncounted", action="store_true",
                    help="keep a grade whose technique checks could not read the GPU's counters")
     p.add_argument("--lease", type=int, default=store.LEASE_S,
@@ -519,6 +600,10 @@ def parse(argv):
         p.error("--timeout must be at least 1")
     if args.lease < 3:
         p.error("--lease must be at least 3 (seconds)")
+    if args.job is not None and args.job < 1:
+        p.error("--job must be a submission id (1 or more)")
+    if args.job is not None and args.gpu is None:
+        args.gpu = os.environ.get("CUDA_VISIBLE_DEVICES") or None  # the GPU Slurm gave the job
     return args
 
 
@@ -542,7 +627,7 @@ def main(argv):
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     try:
-        code = grader.run()
+        code = grader.run() if args.job is None else grader.run_job()
     except base.UsageError as e:
         print("worker: error: %s" % e, file=sys.stderr)
         code = 2

@@ -10,7 +10,9 @@ submissions of batch_e2e.py through the job arrays and the collector, and checks
 CSV and each student's report are those the single-machine batch made of the same submissions
 with the same seed (GPU checks skipped on both), that the tasks reused the single-machine
 batch's worker folder, and that a task killed at its time limit (1 minute) is reported as such.
-Run by CI (.ci/run) after batch_e2e.py; about 2 minutes on 2 cores.
+Between the two, on the same cluster, the grading service on Slurm (./cudalab serve --slurm:
+service_slurm_e2e.py; about 40 s). Run by CI (.ci/run) after batch_e2e.py; about 3 minutes on 2
+cores.
 
 usage: slurm_e2e.py [E2E_WORKDIR]
   E2E_WORKDIR: the folder of a batch_e2e.py run (its submissions/ and out/). Without it,
@@ -34,6 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 import batch_e2e  # noqa: E402
+import service_slurm_e2e  # noqa: E402
 from grader.classroom import base, grading, slurm  # noqa: E402
 
 PACKAGES = ["slurmctld", "slurmd", "slurm-client", "munge"]
@@ -364,6 +367,14 @@ def main(argv):
                    env=batch_e2e.env())
         expect("0 to grade now" in again.stdout, "a re-submission would grade nothing")
 
+        # The grading service on the same cluster: a job per submission, a restart, a scancel.
+        log("the grading service on Slurm (./cudalab serve --slurm)")
+        figures = service_slurm_e2e.check(e2e, os.path.join(tmp, "service"), expect)
+        log("the service on Slurm: %.0f s (%d jobs; a waiting submit %.1f s from submit to "
+            "verdict; the service's start %.1f s, its restart %.1f s)" % (
+                figures.get("total", 0), figures.get("jobs", 0), figures.get("to_verdict", 0),
+                figures.get("start", 0), figures.get("restart", 0)))
+
         # A task Slurm kills at its time limit (1 minute; Slurm looks every 30 s).
         subs2, out2 = os.path.join(tmp, "submissions-2"), os.path.join(tmp, "out-2")
         batch_e2e.write_tree(os.path.join(subs2, "gina"), {batch_e2e.LAB01: sleeper()})
@@ -388,7 +399,7 @@ def main(argv):
     finally:
         cluster.stop()
     log("%d check(s) failed" % len(failures) if failures else "all checks passed")
-    log("duration: %.0f s (packages, cluster, two batches)" % (time.time() - began))
+    log("duration: %.0f s (packages, cluster, two batches, the service)" % (time.time() - began))
     if failures:
         print("logs kept in %s" % tmp)
         return 1
