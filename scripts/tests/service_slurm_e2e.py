@@ -175,9 +175,19 @@ def check(e2e, tmp, report):
                          "WHERE id = ?", (sub,))
             return rows[0] if rows else (None, None, None, None)
 
-        def grading(r):  # its job runs (the service saw it on squeue, on a node)
-            return r[0] == "running" and r[1] not in (None, "submitting") and \
-                not (r[3] or "").endswith("(waiting)")
+        def running(sub, what):
+            """SUB's job, once squeue shows it running (its worker starting: the grade takes a
+            few seconds more), looked at every 0.1 s."""
+            r = wait(sub, "has a Slurm job", lambda r: r[0] == "running" and
+                     r[1] not in (None, "submitting"))
+            end = time.time() + WAIT_S
+            while r and time.time() < end:
+                if sh(["squeue", "--noheader", "--job", r[1], "--format=%T"]).stdout.strip() == \
+                        "RUNNING":
+                    return r
+                time.sleep(0.1)
+            expect(False, "submission %s %s within %d s (%s)" % (sub, what, WAIT_S, row(sub)))
+            return None
 
         def wait(sub, what, cond, timeout=WAIT_S):
             end = time.time() + timeout
@@ -190,7 +200,7 @@ def check(e2e, tmp, report):
             return None
 
         # s1's job grades: the service restarts meanwhile.
-        r1 = wait(sub1, "is graded by its Slurm job", grading)
+        r1 = running(sub1, "is graded by its Slurm job")
         job1 = r1[1] if r1 else None
         took, clean = service.stop()
         figures["stop"] = took
@@ -207,10 +217,10 @@ def check(e2e, tmp, report):
                "restarted service (its job: %s)" % (sub1, job1, r1 and r1[1]))
 
         # s2's job is cancelled while it grades: submitted once more, graded.
-        r2 = wait(sub2, "is graded by its Slurm job", grading)
+        r2 = running(sub2, "is graded by its Slurm job")
         job2 = r2[1] if r2 else None
         if job2:
-            time.sleep(1)  # into the grading
+            time.sleep(0.5)  # into its worker's start (its verdict takes 2 to 3 s more)
             sh(["scancel", job2])
         r2 = wait(sub2, "is graded", lambda r: r[0] == "done")
         ended = json.loads(r2[2]) if r2 and r2[2] else []
