@@ -331,7 +331,6 @@ class Dispatcher:
                 result, verdict = None, {}
                 self.say("submission %d: Slurm job %s's verdict cannot be read (%s): discarded"
                          % (sub_id, job, e))
-            name = verdict.get("worker") or worker.slurm_suffix(job)
             if result is not None and row is not None and row["state"] == "running" and \
                     row["lease_owner"] == job and os.path.isdir(tmp):
                 if store.finish(self.conn, sub_id, job, result, "done"):
