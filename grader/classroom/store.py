@@ -17,12 +17,14 @@ another worker took the job over since. Each attempt is a row of `gradings`, out
 'reused' (results copied from an identical earlier submission) or 'lost' (its lease passed, or
 its worker let the job go): one submission has exactly one 'done' or 'reused' attempt.
 
-On Slurm (./cudalab serve --slurm, grader/classroom/slurm.py's Dispatcher), each submission is a
-Slurm job whose worker claims exactly that submission (claim_id); the row says which job
-(slurm_job: its id, or SUBMITTING while sbatch runs) and the jobs that ended without a verdict
-(slurm_failed). A job that ended so is taken back once (requeue_slurm: conditional on the job
-still being the row's), and after too many the submission gets its error as its verdict
-(fail_slurm).
+On Slurm (./cudalab serve --slurm, grader/classroom/service_slurm.py's Dispatcher), each
+submission is a Slurm job, and only the service opens the database: it claims the submission for
+the job once sbatch gave the job's id (claim_for_job: the job's id is the lease's owner), keeps
+the lease while squeue lists the job (slurm_beat), and records the verdict that the job's worker
+left in a file, with finish() as a local worker does. The row says which job (slurm_job: its id,
+or SUBMITTING while sbatch runs) and the jobs that ended without a verdict (slurm_failed). A job
+that ended so is taken back once (requeue_slurm: conditional on the job still being the row's),
+and after too many the submission gets its error as its verdict (fail_slurm).
 """
 
 import contextlib
@@ -542,10 +544,61 @@ def slurm_pending(conn):
                         "ORDER BY id").fetchall()
 
 
-def slurm_unsubmitted(conn):
-    """The queued submissions without a Slurm job, oldest first: what is to be submitted."""
-    return conn.execute("SELECT * FROM submissions WHERE state = 'queued' AND slurm_job IS NULL "
-                        "ORDER BY id").fetchall()
+def slurm_unsubmitted(conn, now=None):
+    """The submissions without a Slurm job that are queued, or running under a lease that has
+    passed (a worker started by hand that died), oldest first: what is to be submitted."""
+    now = now_s() if now is None else now
+    return conn.execute("SELECT * FROM submissions WHERE slurm_job IS NULL AND (state = 'queued' "
+                        "OR (state = 'running' AND lease_until < ?)) ORDER BY id",
+                        (now,)).fetchall()
+
+
+def claim_for_job(conn, sub_id, job, worker, was=SUBMITTING, now=None, lease_s=LEASE_S):
+    """The service claims submission SUB_ID for Slurm job JOB, whose id is the lease's owner (the
+    job's worker grades into submissions/<id>.tmp-<JOB> without opening the database): as
+    claim(), if the row's job is WAS and it is queued or its lease has passed; its job becomes
+    JOB. False when the row changed meanwhile (done, or a worker's lease on it)."""
+    now = now_s() if now is None else now
+    with transaction(conn):
+        row = conn.execute(
+            "SELECT * FROM submissions WHERE id = ? AND slurm_job IS ? AND (state = 'queued' OR "
+            "(state = 'running' AND lease_until < ?))", (sub_id, was, now)).fetchone()
+        if row is None:
+            return False
+        conn.execute("UPDATE gradings SET outcome = 'lost', finished_at = ? "
+                     "WHERE submission = ? AND outcome IS NULL", (now, sub_id))
+        conn.execute(
+            "UPDATE submissions SET state = 'running', lease_owner = ?, lease_until = ?, "
+            "attempts = attempts + 1, started_at = ?, worker = ?, slurm_job = ? WHERE id = ?",
+            (job, now + lease_s, now, worker, job, sub_id))
+        conn.execute("INSERT INTO gradings (submission, owner, attempt, worker, started_at) "
+                     "VALUES (?, ?, ?, ?, ?)", (sub_id, job, row["attempts"] + 1, worker, now))
+        return True
+
+
+def slurm_beat(conn, jobs, lease_s=LEASE_S, now=None):
+    """The service's heartbeat for the jobs squeue lists, in one transaction. JOBS: [(submission
+    id, job, worker name or None)]: each lease of the job is extended; with a name (the job
+    runs, on a node), the job is listed among the workers, and the submission's worker becomes
+    that name, its started_at now, the first time (when its worker is still WAITING(job))."""
+    now = now_s() if now is None else now
+    with transaction(conn):
+        for sub_id, job, name in jobs:
+            cur = conn.execute(
+                "UPDATE submissions SET lease_until = ? WHERE id = ? AND lease_owner = ? AND "
+                "slurm_job = ? AND state = 'running'", (now + lease_s, sub_id, job, job))
+            if cur.rowcount != 1 or name is None:
+                continue
+            conn.execute("UPDATE submissions SET worker = ?, started_at = ? WHERE id = ? AND "
+                         "worker = ?", (name, now, sub_id, slurm_waiting(job)))
+            conn.execute("UPDATE gradings SET worker = ? WHERE submission = ? AND owner = ?",
+                         (name, sub_id, job))
+            worker_seen(conn, name, None, name.split(" ")[0], None, "grading", sub_id, now)
+
+
+def slurm_waiting(job):
+    """The worker of a submission claimed for Slurm job JOB until the job runs."""
+    return "Slurm job %s (waiting)" % job
 
 
 def set_slurm_job(conn, sub_id, job, was):
@@ -560,9 +613,9 @@ def set_slurm_job(conn, sub_id, job, was):
 
 def requeue_slurm(conn, sub_id, job, why, worker_suffix, now=None):
     """Slurm job JOB of the submission ended without its verdict (WHY, one line): the row is
-    queued again without a job, the job added to slurm_failed, and an attempt of the job's
-    worker (its worker column ends with WORKER_SUFFIX; the job is gone, so is it) recorded as
-    'lost'. A lease of another worker (one started by hand) is left to run out. Returns the
+    queued again without a job, the job added to slurm_failed, and the job's attempt (its lease
+    owner the job, or, as before the service claimed for its jobs, its worker column ending with
+    WORKER_SUFFIX; the job is gone, so is it) recorded as 'lost'. A lease of another worker (one started by hand) is left to run out. Returns the
     failed jobs so far, or None when the row was no longer JOB's (done, or taken back already)."""
     now = now_s() if now is None else now
     with transaction(conn):
@@ -573,7 +626,8 @@ def requeue_slurm(conn, sub_id, job, why, worker_suffix, now=None):
         failed = (decode(row, "slurm_failed") or []) + [[job, why]]
         conn.execute("UPDATE submissions SET slurm_job = NULL, slurm_failed = ? WHERE id = ?",
                      (json.dumps(failed), sub_id))
-        if row["state"] == "running" and (row["worker"] or "").endswith(worker_suffix):
+        if row["state"] == "running" and (row["lease_owner"] == job or
+                                          (row["worker"] or "").endswith(worker_suffix)):
             conn.execute("UPDATE submissions SET state = 'queued', lease_until = NULL, "
                          "started_at = NULL WHERE id = ?", (sub_id,))
             conn.execute("UPDATE gradings SET outcome = 'lost', finished_at = ? "

@@ -22,12 +22,16 @@ SIGINT) gives its job back at once.
 
 --job ID grades submission ID, and only it, then exits: the command of a Slurm job of
 `./cudalab serve --slurm` (grader/classroom/service_slurm.py), on a node that sees DIR and the
-repository at the same paths. It claims that submission as the loop claims any (store.claim_id:
-the same lease, heartbeat and finishing UPDATE), on the GPU Slurm gave the job
-(CUDA_VISIBLE_DEVICES), and is named after its job ("host:pid (Slurm job N)"), so that the
-service, seeing the job gone, knows the claim was its. A submission done already, or leased to
-another worker, needs nothing: exit code 0. The framework not building gives the submission
-back (exit code 1): the service submits it once more, then records the error.
+repository at the same paths. It never opens the database (SQLite cannot be shared across hosts;
+an audit hook makes any attempt an error): the service claimed the submission for the job (the
+job's id, $SLURM_JOB_ID, is the lease's owner) and keeps its lease while squeue lists the job.
+The worker reads what to grade from DIR/slurm/<id>.json (written by the service), the upload and
+the seed from DIR, grades into DIR/submissions/<id>.tmp-<job>/ on the GPU Slurm gave the job
+(CUDA_VISIBLE_DEVICES), and last writes its verdict to DIR/slurm/done/<id>-<job>.json (a file
+renamed into place: there whole, or not at all), which the service records with the same
+finishing UPDATE and rename as a local worker's. A job stopped (scancel, its time limit), or whose
+framework does not build (exit code 1), leaves no verdict: the service submits the submission
+once more, then records the error.
 """
 
 import argparse
@@ -84,6 +88,61 @@ def ensure_seed(data):
         pass
     with open(path) as f:
         return int(f.read().strip())
+
+
+def read_seed(data):
+    """The service's seed, which must be there (a Slurm job's worker makes nothing in DIR)."""
+    try:
+        with open(os.path.join(data, "seed")) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError) as e:
+        raise base.UsageError("cannot read the service's seed in %s: %s" % (data, e))
+
+
+def job_path(data, sub_id):
+    """What a Slurm job's worker grades: {"id", "student", "labs", "upload"}, written by the
+    service before it submits the job."""
+    return os.path.join(data, "slurm", "%d.json" % sub_id)
+
+
+def done_dir(data):
+    """Where the Slurm jobs' workers leave their verdicts for the service."""
+    return os.path.join(data, "slurm", "done")
+
+
+DONE_NAME = re.compile(r"^(\d+)-([0-9]+)\.json$")
+
+
+def verdict_path(data, sub_id, job):
+    return os.path.join(done_dir(data), "%d-%s.json" % (sub_id, job))
+
+
+def write_verdict(data, sub_id, job, verdict):
+    """DIR/slurm/done/<id>-<job>.json, whole or not at all: written beside it, flushed to disk,
+    then renamed into place (atomic on a shared filesystem too)."""
+    os.makedirs(done_dir(data), exist_ok=True)
+    path = verdict_path(data, sub_id, job)
+    part = os.path.join(done_dir(data), ".%d-%s.json.part" % (sub_id, job))
+    with open(part, "w") as f:
+        json.dump(verdict, f, indent=1, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(part, path)
+    return path
+
+
+def forbid_database(data):
+    """An audit hook: this process (a Slurm job's worker) may not open DATA's database, nor any
+    SQLite database; an attempt raises."""
+    path = db_path(os.path.abspath(data))
+
+    def hook(event, args):
+        if event == "sqlite3.connect" or (
+                event == "open" and isinstance(args[0], (str, bytes)) and
+                os.path.abspath(os.fsdecode(args[0])).startswith(path)):
+            raise RuntimeError("a Slurm job's worker does not open the service's database (%s)"
+                               % path)
+    sys.addaudithook(hook)
 
 
 def seed_hash(seed):
@@ -223,14 +282,21 @@ class Grader:
     def __init__(self, args):
         self.args = args
         self.data = os.path.abspath(args.data)
-        prepare_data_dir(self.data)
-        self.seed = ensure_seed(self.data)
-        self.seed_hash = seed_hash(self.seed)
-        self.conn = store.connect(db_path(self.data))
         self.host = socket.gethostname().split(".")[0]
         self.name = "%s:%d" % (self.host, os.getpid())  # the service finds it by its pid
-        if getattr(args, "job", None) is not None and os.environ.get("SLURM_JOB_ID"):
-            self.name += " " + slurm_suffix(os.environ["SLURM_JOB_ID"])
+        if getattr(args, "job", None) is not None:  # a Slurm job's: no database (run_job)
+            self.owner = getattr(args, "owner", None) or os.environ.get("SLURM_JOB_ID")
+            if not self.owner or not self.owner.isdigit():
+                raise base.UsageError("--job grades for a Slurm job: $SLURM_JOB_ID (or --owner) "
+                                      "must be the job's id")
+            self.name += " " + slurm_suffix(self.owner)
+            self.seed = read_seed(self.data)
+            self.conn = None
+        else:
+            prepare_data_dir(self.data)
+            self.seed = ensure_seed(self.data)
+            self.conn = store.connect(db_path(self.data))
+        self.seed_hash = seed_hash(self.seed)
         self.known = submissions.student_files(ROOT)
         self.paths = list(self.known.values()) + submissions.report_files(self.known)
         self.work = os.path.abspath(args.work) if args.work else os.path.join(self.data, "work")
@@ -274,6 +340,8 @@ class Grader:
     def set_state(self, state, job=None):
         with self.lock:
             self.state, self.job = state, job
+        if self.conn is None:  # a Slurm job's worker: the service lists the job
+            return
         # At once, not at the next beat: the class page shows which worker grades what.
         try:
             store.worker_seen(self.conn, self.name, os.getpid(), self.host, self.args.gpu, state,
@@ -322,65 +390,66 @@ class Grader:
                 pass
 
     def run_job(self):
-        """--job ID: grades that submission (a Slurm job's worker); see the module's doc."""
-        beat = threading.Thread(target=self.heartbeat, daemon=True)
-        sub_id, owner = self.args.job, uuid.uuid4().hex
+        """--job ID: grades that submission for its Slurm job, without the database (see the
+        module's doc). Exit code 0 when its verdict is left for the service, 1 when none is (the
+        framework did not build) or the verdict is that the job had no GPU."""
+        sub_id, owner = self.args.job, self.owner
+        folder = os.path.join(self.data, "submissions")
+        tmp = os.path.join(folder, "%d.tmp-%s" % (sub_id, owner))
         try:
-            beat.start()
-            recover(self.conn, self.data)
-            job, why = store.claim_id(self.conn, sub_id, owner, self.name, lease_s=self.args.lease)
-            if job is None:
-                self.log({"done": "submission %d is graded already: nothing to do",
-                          "running": "submission %d is being graded by another worker: nothing "
-                                     "to do",
-                          "missing": "no submission %d in this service"}[why] % sub_id)
-                return 2 if why == "missing" else 0
-            # From here the heartbeat extends the lease, through a framework build on a new node.
-            self.set_state("preparing", (sub_id, owner))
-            labs = job["labs"].split(",")
-            if self.args.gpu is None and os.environ.get("SLURM_JOB_ID"):
-                self.no_gpu(job, owner)
-                return 1
-            folder, self.folder_lock = workers.claim_worker_folder(self.work)
-            self.worker = workers.Worker(folder, self.args.gpu, self.worker_args(), labs)
             try:
-                self.worker.prepare()  # the framework and these labs' solution graders
-            except Exception:
-                if store.release(self.conn, sub_id, owner):
-                    self.log("submission %d given back to the queue" % sub_id)
-                raise
+                with open(job_path(self.data, sub_id)) as f:
+                    job = json.load(f)
+            except (OSError, ValueError) as e:
+                raise base.UsageError("no job file of submission %d (%s)" % (sub_id, e))
+            self.job = (sub_id, owner)
+            self.log("submission %d of %s (labs %s), for Slurm job %s" %
+                     (sub_id, job["student"], job["labs"], owner))
+            shutil.rmtree(tmp, ignore_errors=True)
+            os.makedirs(tmp)
+            if self.args.gpu is None and os.environ.get("SLURM_JOB_ID"):
+                self.leave(job, tmp, self.no_gpu(job, tmp))
+                return 1
+            labs = job["labs"].split(",")
+            work_folder, self.folder_lock = workers.claim_worker_folder(self.work)
+            self.worker = workers.Worker(work_folder, self.args.gpu, self.worker_args(), labs)
+            self.worker.prepare()  # the framework and these labs' solution graders
             self.prepared = set(labs)
-            self.handle(job, owner)
+            try:
+                result = self.grade(job, tmp)
+            except Exception as e:  # the submission's verdict says so
+                self.log("submission %d: grading error: %s" % (sub_id, e))
+                result = {"error": "grading error: %s" % one_line(str(e)), "exit_code": 1,
+                          "seed_hash": self.seed_hash, "gpu": self.args.gpu}
+            self.leave(job, tmp, result)
             return 0
         except Stop:
-            with self.lock:
-                job = self.job
-            if job and store.release(self.conn, job[0], job[1]):
-                self.log("submission %d given back to the queue" % job[0])
-            self.log("stopping")
+            shutil.rmtree(tmp, ignore_errors=True)
+            self.log("stopping: submission %d left to the service" % sub_id)
             return 0
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         finally:
             self.stopped.set()
-            try:
-                store.worker_gone(self.conn, self.name)
-            except Exception:
-                pass
 
-    def no_gpu(self, job, owner):
+    def leave(self, job, tmp, result):
+        """The verdict of a Slurm job's worker, for the service to record (write_verdict)."""
+        write_verdict(self.data, job["id"], self.owner, {
+            "submission": job["id"], "job": self.owner, "worker": self.name, "result": result,
+            "finished_at": time.time()})
+        self.log("submission %d %s: %s/%s points%s; the service records it" % (
+            job["id"], "graded", num(result.get("points")), num(result.get("max_points")),
+            ", " + result["error"] if result.get("error") else ""))
+
+    def no_gpu(self, job, tmp):
         """A Slurm job given no GPU: the submission's verdict says so (as the batch's task)."""
         error = ("not graded: the Slurm job was given no GPU (CUDA_VISIBLE_DEVICES is not set: "
                  "is the cluster's gpu gres configured?)")
-        folder = os.path.join(self.data, "submissions")
-        tmp = os.path.join(folder, "%d.tmp-%s" % (job["id"], owner))
-        os.makedirs(tmp, exist_ok=True)
         with open(os.path.join(tmp, "console.log"), "w") as f:
             f.write(error + "\n")
         self.log("submission %d: %s" % (job["id"], error))
-        if store.finish(self.conn, job["id"], owner, {"error": error, "exit_code": 1,
-                                                      "seed_hash": self.seed_hash, "gpu": None}):
-            publish(tmp, os.path.join(folder, str(job["id"])))
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+        return {"error": error, "exit_code": 1, "seed_hash": self.seed_hash, "gpu": None}
 
     def worker_args(self):
         """The options workers.Worker reads (./cudalab batch's, with its defaults)."""
@@ -587,8 +656,10 @@ def parse(argv):
     once = p.add_mutually_exclusive_group()
     once.add_argument("--once", action="store_true", help="grade one queued submission, then exit")
     once.add_argument("--job", type=int, metavar="ID",
-                      help="grade submission ID only, then exit (a Slurm job of ./cudalab serve "
-                           "--slurm; the GPU: --gpu, else the job's CUDA_VISIBLE_DEVICES)")
+                      help="grade submission ID only, then exit, without opening the database: "
+                           "a Slurm job of ./cudalab serve --slurm (the GPU: --gpu, else the "
+                           "job's CUDA_VISIBLE_DEVICES)")
+    p.add_argument("--owner", help="--job: the job's id (default: $SLURM_JOB_ID)")
     p.add_argument("--allow-uncounted", action="store_true",
                    help="keep a grade whose technique checks could not read the GPU's counters")
     p.add_argument("--lease", type=int, default=store.LEASE_S,
@@ -617,7 +688,13 @@ def main(argv):
             os.setpgid(0, 0)
         except OSError:
             pass
-    grader = Grader(args)
+    if args.job is not None:
+        forbid_database(args.data)
+    try:
+        grader = Grader(args)
+    except base.UsageError as e:
+        print("worker: error: %s" % e, file=sys.stderr)
+        return 2
 
     def stop(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -225,6 +225,7 @@ class Service:
         if worker_folder:
             self.argv += ["--work", worker_folder]
         self.proc, self.starts, self.logs = None, 0, []
+        self.env = None  # its environment: ours, unless set
 
     def start(self, wait=60):
         self.starts += 1
@@ -232,7 +233,7 @@ class Service:
         self.logs.append(path)
         with open(path, "w") as out:
             self.proc = subprocess.Popen(self.argv, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+                                         start_new_session=True, env=self.env)
         deadline = time.time() + wait
         while time.time() < deadline:
             if self.proc.poll() is not None:

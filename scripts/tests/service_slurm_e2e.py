@@ -13,7 +13,10 @@ service, which submits nothing twice. Then s2's job is cancelled (scancel) while
 worker gives the submission back, the service sees the job gone and submits it once more, and it
 is graded. s3's file, identical to s1's, is given s1's verdict by the service with no job. Last, a
 waiting `./cudalab submit` on the idle service (a new file) measures the time from submit to
-verdict through Slurm. It checks each verdict (the points, and each check's status and points in
+verdict through Slurm. The jobs' Python processes run under an audit hook of the test's (a
+usercustomize.py, through PYTHONUSERBASE in the environment sbatch passes on) that records any
+SQLite connection and any opening of DIR/service.sqlite: none may happen, only the service opens
+the database. It checks each verdict (the points, and each check's status and points in
 the report) against the batch's report of the same file, that
 each submission has exactly one 'done' or 'reused' grading, the jobs submitted (four: s1, s2
 twice, s4) and what the service's logs and database say of them.
@@ -71,6 +74,34 @@ def lab_checks(path, lab):
             if entry.get("lab") == lab for c in entry.get("checks") or []]
 
 
+AUDIT = r"""# cudalab service_slurm_e2e.py: in a Slurm job, records opening a database.
+import os, sys
+if os.environ.get("SLURM_JOB_ID"):
+    def _cudalab_log(text):
+        with open(%(log)r, "a") as f:
+            f.write("%%s job %%s pid %%d\n" %% (text, os.environ["SLURM_JOB_ID"], os.getpid()))
+    _cudalab_log("loaded")
+    def _cudalab_hook(event, args):
+        if event == "sqlite3.connect" or (event == "open" and isinstance(args[0], str) and
+                                          "service.sqlite" in args[0]):
+            _cudalab_log("opened %%s %%s" %% (event, args[0]))
+    sys.addaudithook(_cudalab_hook)
+"""
+
+
+def audit_env(tmp):
+    """The environment of a service whose jobs' Python processes record, in TMP/audit.log, any
+    SQLite connection and opening of the database (a usercustomize.py under PYTHONUSERBASE)."""
+    env = dict(os.environ, PYTHONUSERBASE=os.path.join(tmp, "pyuser"))
+    site = subprocess.run([sys.executable, "-c", "import site; print(site.getusersitepackages())"],
+                          env=env, capture_output=True, text=True, check=True).stdout.strip()
+    os.makedirs(site, exist_ok=True)
+    log_path = os.path.join(tmp, "audit.log")
+    with open(os.path.join(site, "usercustomize.py"), "w") as f:
+        f.write(AUDIT % {"log": log_path})
+    return env, log_path
+
+
 def check(e2e, tmp, report):
     """The test, on the cluster that is up (SLURM_CONF set): E2E, a batch_e2e.py folder; TMP, a
     folder of its own; REPORT(cond, what), the caller's expect. Returns the figures it
@@ -108,6 +139,7 @@ def check(e2e, tmp, report):
                     "--slurm", "--max-jobs", "1", "--preset",
                     os.environ.get("CUDALAB_PRESET", "ci"), "--lab-timeout", "5", "--lease", "15",
                     "--work", work, "--per-hour", "100"]
+    service.env, audit_log = audit_env(tmp)
     figures = {}
     try:
         start = time.time()
@@ -139,9 +171,23 @@ def check(e2e, tmp, report):
         sub1, sub2, sub3 = handed["s1"], handed["s2"], handed["s3"]
 
         def row(sub):
-            rows = query(data, "SELECT state, slurm_job, slurm_failed FROM submissions "
+            rows = query(data, "SELECT state, slurm_job, slurm_failed, worker FROM submissions "
                          "WHERE id = ?", (sub,))
-            return rows[0] if rows else (None, None, None)
+            return rows[0] if rows else (None, None, None, None)
+
+        def running(sub, what):
+            """SUB's job, once squeue shows it running (its worker starting: the grade takes a
+            few seconds more), looked at every 0.1 s."""
+            r = wait(sub, "has a Slurm job", lambda r: r[0] == "running" and
+                     r[1] not in (None, "submitting"))
+            end = time.time() + WAIT_S
+            while r and time.time() < end:
+                if sh(["squeue", "--noheader", "--job", r[1], "--format=%T"]).stdout.strip() == \
+                        "RUNNING":
+                    return r
+                time.sleep(0.1)
+            expect(False, "submission %s %s within %d s (%s)" % (sub, what, WAIT_S, row(sub)))
+            return None
 
         def wait(sub, what, cond, timeout=WAIT_S):
             end = time.time() + timeout
@@ -154,8 +200,7 @@ def check(e2e, tmp, report):
             return None
 
         # s1's job grades: the service restarts meanwhile.
-        r1 = wait(sub1, "is graded by its Slurm job", lambda r: r[0] == "running" and
-                  r[1] not in (None, "submitting"))
+        r1 = running(sub1, "is graded by its Slurm job")
         job1 = r1[1] if r1 else None
         took, clean = service.stop()
         figures["stop"] = took
@@ -172,11 +217,10 @@ def check(e2e, tmp, report):
                "restarted service (its job: %s)" % (sub1, job1, r1 and r1[1]))
 
         # s2's job is cancelled while it grades: submitted once more, graded.
-        r2 = wait(sub2, "is graded by its Slurm job", lambda r: r[0] == "running" and
-                  r[1] not in (None, "submitting"))
+        r2 = running(sub2, "is graded by its Slurm job")
         job2 = r2[1] if r2 else None
         if job2:
-            time.sleep(1)  # into the grading
+            time.sleep(0.5)  # into its worker's start (its verdict takes 2 to 3 s more)
             sh(["scancel", job2])
         r2 = wait(sub2, "is graded", lambda r: r[0] == "done")
         ended = json.loads(r2[2]) if r2 and r2[2] else []
@@ -214,10 +258,10 @@ def check(e2e, tmp, report):
                       "grade_seconds FROM submissions WHERE id = ?", (sub4,))[0]
             figures.update(to_claim=t[1] - t[0], claim_to_verdict=t[2] - t[1], build=t[3] or 0,
                            grade=t[4] or 0)
-            log("submit to verdict %.1f s: %.1f s until the job's worker claimed it (sbatch, "
-                "Slurm's start, the worker's start), %.1f s from there to the verdict (%.1f s "
-                "building the file, %.1f s grading it, the rest the worker's check of its "
-                "folder's build)" % (figures["to_verdict"], figures["to_claim"],
+            log("submit to verdict %.1f s: %.1f s until the service saw its job running "
+                "(sbatch, Slurm's start), %.1f s from there to the verdict recorded (the "
+                "worker's start and its check of its folder's build, %.1f s building the file, "
+                "%.1f s grading it, the service's look for the verdict)" % (figures["to_verdict"], figures["to_claim"],
                                      figures["claim_to_verdict"], figures["build"],
                                      figures["grade"]))
 
@@ -249,6 +293,13 @@ def check(e2e, tmp, report):
                "new job" % (sub2, job2) in logged, "the service's log says the cancelled job's "
                "submission was queued for a new job")
         figures["jobs"] = len(submitted)
+        audit = open(audit_log).read() if os.path.exists(audit_log) else ""
+        loaded = set(re.findall(r"^loaded job (\d+) ", audit, re.M))
+        opened = [l for l in audit.splitlines() if l.startswith("opened")]
+        expect(loaded >= {j for _, j in submitted} and not opened,
+               "the jobs' workers never opened the database (an audit hook in each of the %d "
+               "jobs' Python processes: %s)" % (len(loaded), "; ".join(opened[:3]) or
+                                                "no SQLite connection, no open of it"))
     finally:
         service.stop()
         figures["total"] = time.time() - began
