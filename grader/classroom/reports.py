@@ -630,7 +630,10 @@ def analyse(b):
         for path, sha in sorted((s.meta.get("files") or {}).items()):
             sha = sha.lower()
             if skeleton.get(path, "").lower() == sha:
-                unchanged.append(path)
+                # A report.md left as its template is no report (the report pages say so), not
+                # a lab left unchanged, and alike among students for no fault of theirs.
+                if not is_report_path(path):
+                    unchanged.append(path)
             else:
                 by_hash.setdefault((path, sha), []).append(s.id)
         s.unchanged = unchanged

@@ -506,6 +506,28 @@ class EdgeCases(unittest.TestCase):
             self.assertIn("not in the submission: lab 02", rows["bob"]["flags"])  # code is still
             self.assertNotIn("lab 01", rows["bob"]["flags"])
 
+    def test_a_report_md_left_as_its_template_is_not_an_unchanged_lab(self):
+        # alice and bob hand in their own code and each lab 01 report.md as the template: no
+        # "unchanged from the skeleton" flag (that is for code), and no duplicate between them.
+        with tempfile.TemporaryDirectory() as tmp:
+            labs = ["01"]
+            fx.write_batch(tmp, total=2, labs=labs)
+            skeleton = fx.skeleton_hashes()
+            report = os.path.dirname(fx.student_path("01")) + "/report.md"
+            skeleton[report] = fx.sha("report template of lab 01")
+            with open(os.path.join(tmp, "skeleton.json"), "w") as f:
+                json.dump(skeleton, f)
+            for sid in ("alice", "bob"):
+                files = dict(fx.own_files(sid, labs), **{report: skeleton[report]})
+                fx.write_student(tmp, sid, fx.make_report(labs), fx.meta_of(sid, files, labs))
+            code, _, err = run(tmp)
+            self.assertEqual((code, err), (0, ""))
+            with open(os.path.join(tmp, "class", "grades.csv")) as f:
+                rows = {r["student"]: r for r in csv.DictReader(f)}
+            for sid in ("alice", "bob"):
+                self.assertNotIn("unchanged", rows[sid]["flags"])
+                self.assertNotIn("identical", rows[sid]["flags"])
+
     def test_a_quoted_grade_is_not_judged_without_a_gpu(self):
         # Graded without a GPU, every GPU check skipped: the run's 0 points are not the grade, so
         # a quoted 100 / 100 is "not judged here", not a flag (as a quoted r is "not timed").
