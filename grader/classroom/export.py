@@ -111,7 +111,7 @@ def inside(path, folder):
 
 
 def check_folders(data, out):
-    if not os.path.isfile(worker.db_path(data)):
+    if not store.exists(worker.db_path(data)):
         raise ExportError("--data %s holds no service database (service.sqlite)" % data)
     if inside(out, data):
         raise ExportError("--out %s must not be inside the service's folder %s" % (out, data))

@@ -149,7 +149,7 @@ def import_roster(data, path, reissue=False, out=sys.stdout):
 
 
 def revoke(data, sid, out=sys.stdout):
-    if not os.path.exists(worker.db_path(data)):
+    if not store.exists(worker.db_path(data)):
         raise RosterError("%s holds no service database" % data)
     conn = store.connect(worker.db_path(data))
     try:

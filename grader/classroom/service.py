@@ -11,7 +11,7 @@ sandbox, the secret seed in DIR/seed, the reports), made by worker processes
 (grader/classroom/worker.py), one per GPU, which this process starts, restarts when one dies and
 stops with it; or, with --slurm, made by Slurm jobs, one per submission, which this process
 submits and watches (grader/classroom/service_slurm.py). The state is in DIR/service.sqlite
-(grader/classroom/store.py): a restart of the service or a killed worker loses no submission,
+(grader/classroom/store.py; or in PostgreSQL, whose URL DIR/database.conf holds): a restart of the service or a killed worker loses no submission,
 and each submission gets exactly one verdict.
 
 The API (JSON; every error is {"error": "<one line>"} with a 4xx status): GET /api/health,

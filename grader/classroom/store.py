@@ -1,4 +1,5 @@
-"""The class service's state in SQLite (DIR/service.sqlite, WAL): students, their tokens (a
+"""The class service's state in SQLite (DIR/service.sqlite, WAL), or in PostgreSQL when
+DIR/database.conf holds its postgresql:// URL (database(); the adapter below): students, their tokens (a
 sha256 of each, never the token), the submissions' queue and the log of every grading attempt,
 the leaderboard's opt-ins and the service's settings (the deadlines file it runs with).
 
@@ -30,6 +31,8 @@ and after too many the submission gets its error as its verdict (fail_slurm).
 import contextlib
 import hashlib
 import json
+import os
+import re
 import secrets
 import sqlite3
 import time
@@ -134,9 +137,44 @@ class Limited(Exception):
     """A submission over a rate limit (the API's 429); the message is one line."""
 
 
-def connect(path):
-    """A connection to the database at PATH, created with its schema when new."""
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+SQLITE_NAME = "service.sqlite"  # DIR's database by default
+CONF_NAME = "database.conf"  # DIR/database.conf: a PostgreSQL URL in its place
+
+
+def is_url(target):
+    return target.startswith(("postgresql://", "postgres://"))
+
+
+def database(data):
+    """DATA's database: the PostgreSQL URL that DATA/database.conf holds (its first line that is
+    neither blank nor a # comment), else the SQLite file DATA/service.sqlite. Every entry point
+    (the service, its workers, roster, export) opens connect(database(DIR))."""
+    path = os.path.join(data, CONF_NAME)
+    try:
+        with open(path) as f:
+            lines = [line.strip() for line in f]
+    except FileNotFoundError:
+        return os.path.join(data, SQLITE_NAME)
+    for line in lines:
+        if line and not line.startswith("#"):
+            if not is_url(line):
+                raise ValueError("%s: %r is not a postgresql:// URL" % (path, line))
+            return line
+    raise ValueError("%s holds no postgresql:// URL" % path)
+
+
+def exists(target):
+    """Whether the database is there (a PostgreSQL one is taken to be: connect() says if not)."""
+    return is_url(target) or os.path.isfile(target)
+
+
+def connect(target):
+    """A connection to the database TARGET (a path: SQLite; a postgresql:// URL: PostgreSQL),
+    created with its schema when new."""
+    if is_url(target):
+        return _Postgres(target)
+    conn = sqlite3.connect(target, timeout=30, isolation_level=None, check_same_thread=False,
+                           factory=_SQLite)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA journal_mode = WAL")
@@ -158,14 +196,80 @@ def connect(path):
 
 @contextlib.contextmanager
 def transaction(conn):
-    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an exception): one writer at a time."""
-    conn.execute("BEGIN IMMEDIATE")
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an exception): one writer at a time (on
+    PostgreSQL: BEGIN and an advisory lock that COMMIT or ROLLBACK releases)."""
+    conn.begin()
     try:
         yield conn
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+# ---- The adapter: what differs between SQLite and PostgreSQL, and nothing else -----------------
+#
+# The queries are written once, in SQLite's dialect with ? placeholders; on PostgreSQL,
+# _Postgres.execute rewrites the two things that differ (? becomes %s; "IS ?", equal or both
+# NULL, becomes IS NOT DISTINCT FROM), its schema has DOUBLE PRECISION for REAL (PostgreSQL's
+# REAL has 4 bytes: too few for seconds since the epoch) and a BIGSERIAL id for gradings, and
+# begin() is BEGIN plus one transaction-wide advisory lock in place of SQLite's BEGIN IMMEDIATE:
+# one writing transaction at a time on either, so that each transaction here (its SELECTs, its
+# conditional UPDATEs) runs as on SQLite, and the statements outside one (extend_lease, a
+# heartbeat) are single statements, atomic on both.
+
+PG_LOCK = 0x637564616C6162  # the advisory lock's key ("cudalab")
+
+
+class _SQLite(sqlite3.Connection):
+    def begin(self):
+        self.execute("BEGIN IMMEDIATE")
+
+
+def _pg_sql(sql):
+    return re.sub(r"\bIS \?", "IS NOT DISTINCT FROM ?", sql).replace("%", "%%").replace("?", "%s")
+
+
+def _pg_schema():
+    schema = re.sub(r"\bREAL\b", "DOUBLE PRECISION", SCHEMA)
+    old = "gradings (\n    id INTEGER PRIMARY KEY"
+    assert old in schema
+    return schema.replace(old, "gradings (\n    id BIGSERIAL PRIMARY KEY")
+
+
+class _Postgres:
+    """A psycopg2 connection (Debian's python3-psycopg2) that looks like a sqlite3 one to the
+    functions here: execute() returns a cursor (fetchone, fetchall, rowcount, iteration) whose
+    rows are read by column name or index; autocommit, as the SQLite connections are."""
+
+    def __init__(self, url):
+        try:
+            import psycopg2
+            import psycopg2.extras
+        except ImportError:
+            raise RuntimeError("a postgresql:// database needs psycopg2: apt-get install "
+                               "python3-psycopg2 (or scripts/setup postgresql)") from None
+        self.cursor_factory = psycopg2.extras.DictCursor
+        self.raw = psycopg2.connect(url)
+        self.raw.autocommit = True
+        with transaction(self):  # (two processes creating the tables at once would collide)
+            self.execute(_pg_schema())
+            for table, columns in ADDED_COLUMNS.items():
+                for name, kind in columns:
+                    self.execute("ALTER TABLE %s ADD COLUMN IF NOT EXISTS %s %s" %
+                                 (table, name, kind))
+
+    def execute(self, sql, params=()):
+        cur = self.raw.cursor(cursor_factory=self.cursor_factory)
+        cur.execute(_pg_sql(sql), tuple(params))
+        return cur
+
+    def begin(self):
+        self.execute("BEGIN")
+        self.execute("SELECT pg_advisory_xact_lock(?)", (PG_LOCK,))
+
+    def close(self):
+        self.raw.close()
 
 
 def now_s():
@@ -227,7 +331,8 @@ def set_instructor_token(conn, token, now=None):
     now = now_s() if now is None else now
     with transaction(conn):
         conn.execute("DELETE FROM tokens WHERE instructor = 1")
-        conn.execute("INSERT OR REPLACE INTO tokens (hash, student, instructor, created_at) "
+        conn.execute("DELETE FROM tokens WHERE hash = ?", (hash_token(token),))
+        conn.execute("INSERT INTO tokens (hash, student, instructor, created_at) "
                      "VALUES (?, NULL, 1, ?)", (hash_token(token), now))
 
 

@@ -64,7 +64,8 @@ TMP_NAME = re.compile(r"^(\d+)\.tmp-([0-9a-f]+)$")
 
 
 def db_path(data):
-    return os.path.join(data, "service.sqlite")
+    """DIR/service.sqlite, or the postgresql:// URL in DIR/database.conf (store.database)."""
+    return store.database(data)
 
 
 def prepare_data_dir(data):
@@ -134,7 +135,7 @@ def write_verdict(data, sub_id, job, verdict):
 def forbid_database(data):
     """An audit hook: this process (a Slurm job's worker) may not open DATA's database, nor any
     SQLite database; an attempt raises."""
-    path = db_path(os.path.abspath(data))
+    path = os.path.join(os.path.abspath(data), store.SQLITE_NAME)
 
     def hook(event, args):
         if event == "sqlite3.connect" or (

@@ -3,10 +3,20 @@ per-lab deadlines and which submission counts (deadlines.py), and the leaderboar
 opt-in naming (leaderboard.py): no network, no build, a database in a temporary folder.
 
     python3 -m unittest grader/tests/test_classroom_store.py     (from the repository root)
+
+The store's and the roster's tests run on SQLite and again on PostgreSQL (the Postgres* classes):
+on the server at $CUDALAB_TEST_POSTGRESQL (a postgresql:// URL of a database they may empty),
+else on a throwaway cluster they start in a temporary folder with Debian's postgresql package
+(initdb, pg_ctl; as the postgres user when run as root) and stop at the end. Without a server,
+nor psycopg2, those tests are SKIPPED and say why (scripts/setup postgresql installs both).
 """
 
+import glob
 import os
+import pwd
+import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import threading
@@ -21,10 +31,101 @@ from grader.classroom import deadlines, leaderboard, roster, store  # noqa: E402
 T0 = 1_800_000_000.0  # the tests' clock
 
 
+class Postgres:
+    """The PostgreSQL server of the tests: url() (started at its first call), or SkipTest."""
+    started = None  # (url, cluster folder, pg_ctl, user) or the reason there is none
+
+    @classmethod
+    def url(cls):
+        if cls.started is None:
+            try:
+                cls.started = cls.start()
+            except Exception as e:  # no server: the tests say why they skip
+                cls.started = "no PostgreSQL server could be started (%s)" % e
+        if isinstance(cls.started, str):
+            raise unittest.SkipTest(cls.started)
+        return cls.started[0]
+
+    @staticmethod
+    def start():
+        try:
+            import psycopg2  # noqa: F401
+        except ImportError:
+            raise RuntimeError("no psycopg2: scripts/setup postgresql") from None
+        given = os.environ.get("CUDALAB_TEST_POSTGRESQL")
+        if given:
+            return (given, None, None, None)
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not found:
+            raise RuntimeError("no initdb: scripts/setup postgresql")
+        bindir = os.path.dirname(found[-1])
+        folder = tempfile.mkdtemp(prefix="cudalab-pg-")
+        os.chmod(folder, 0o755)
+        as_user = []
+        if os.geteuid() == 0:  # initdb refuses root: the cluster is the postgres user's
+            entry = pwd.getpwnam("postgres")
+            os.chown(folder, entry.pw_uid, entry.pw_gid)
+            runuser = shutil.which("runuser", path=os.environ.get("PATH", "") +
+                                   ":/usr/sbin:/sbin") or "runuser"
+            as_user = [runuser, "-u", "postgres", "--"]
+
+        def run(*args):
+            cmd = as_user + list(args)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=60)
+
+        data = os.path.join(folder, "data")
+        try:
+            run(os.path.join(bindir, "initdb"), "-D", data, "-A", "trust", "-U", "postgres",
+                "--no-sync")
+            run(os.path.join(bindir, "pg_ctl"), "-D", data, "-w", "-l",
+                os.path.join(folder, "log"), "-o",
+                "-c listen_addresses='' -k %s -c fsync=off" % folder, "start")
+        except subprocess.CalledProcessError as e:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise RuntimeError(e.stderr.decode(errors="replace").strip()[-300:]) from None
+        return ("postgresql:///postgres?host=%s&user=postgres" % folder, folder,
+                os.path.join(bindir, "pg_ctl"), as_user)
+
+    @classmethod
+    def empty(cls):
+        """A URL of the database, its tables dropped."""
+        url = cls.url()
+        import psycopg2
+        conn = psycopg2.connect(url)
+        conn.autocommit = True
+        conn.cursor().execute("DROP TABLE IF EXISTS students, tokens, submissions, gradings, "
+                              "leaderboard, settings, workers CASCADE")
+        conn.close()
+        return url
+
+    @classmethod
+    def stop(cls):
+        if isinstance(cls.started, tuple) and cls.started[1]:
+            _, folder, pg_ctl, as_user = cls.started
+            subprocess.run(as_user + [pg_ctl, "-D", os.path.join(folder, "data"), "-w", "-m",
+                                      "fast", "stop"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(20):  # (the server removes its socket's files as it ends)
+                shutil.rmtree(folder, ignore_errors=True)
+                if not os.path.exists(folder):
+                    break
+                time.sleep(0.1)
+        cls.started = None
+
+
+def tearDownModule():
+    Postgres.stop()
+
+
 class StoreTest(unittest.TestCase):
+    postgres = False
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.path = os.path.join(self.tmp.name, "service.sqlite")
+        if getattr(self, "postgres", False):
+            self.path = Postgres.empty()
         self.conn = store.connect(self.path)
         for sid in ("alice", "bob"):
             store.upsert_student(self.conn, sid, sid.title(), now=T0)
@@ -53,10 +154,10 @@ class StoreTest(unittest.TestCase):
         rows = self.conn.execute("SELECT hash FROM tokens").fetchall()
         self.assertEqual([r["hash"] for r in rows], [store.hash_token(token)])
         self.assertRegex(rows[0]["hash"], r"^[0-9a-f]{64}$")
-        # The token itself is nowhere in the database file.
-        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        with open(self.path, "rb") as f:
-            self.assertNotIn(token.encode(), f.read())
+        if not self.postgres:  # The token itself is nowhere in the database file.
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            with open(self.path, "rb") as f:
+                self.assertNotIn(token.encode(), f.read())
         self.assertEqual(store.authenticate(self.conn, token),
                          {"student": "alice", "name": "Alice", "instructor": False})
 
@@ -321,14 +422,59 @@ class StoreTest(unittest.TestCase):
 
     def test_schema_is_idempotent_and_wal(self):
         again = store.connect(self.path)
-        self.assertEqual(again.execute("PRAGMA journal_mode").fetchone()[0], "wal")
+        if not self.postgres:
+            self.assertEqual(again.execute("PRAGMA journal_mode").fetchone()[0], "wal")
         again.close()
-        with self.assertRaises(sqlite3.IntegrityError):
-            self.conn.execute("INSERT INTO submissions (student, labs, upload, key, state, "
-                              "created_at) VALUES ('alice', '01', 'u', 'k', 'lost', 0)")
+        errors = (sqlite3.IntegrityError,)
+        if self.postgres:
+            import psycopg2
+            errors = (psycopg2.IntegrityError,)
+        with self.assertRaises(errors):
+            self.conn.execute("INSERT INTO submissions (id, student, labs, upload, key, state, "
+                              "created_at) VALUES (1, 'alice', '01', 'u', 'k', 'lost', 0)")
+
+    def test_times_keep_their_precision(self):
+        sub_id = self.add(now=T0 + 0.125)
+        self.assertEqual(store.get_submission(self.conn, sub_id)["created_at"], T0 + 0.125)
+
+    def test_slurm_claims_are_conditional(self):
+        a = self.add(now=T0)
+        self.assertTrue(store.set_slurm_job(self.conn, a, store.SUBMITTING, None))
+        self.assertFalse(store.set_slurm_job(self.conn, a, store.SUBMITTING, None))
+        self.assertTrue(store.claim_for_job(self.conn, a, "101", "w", now=T0 + 1))
+        self.assertFalse(store.claim_for_job(self.conn, a, "102", "w", now=T0 + 2))
+        row = store.get_submission(self.conn, a)
+        self.assertEqual((row["state"], row["lease_owner"], row["slurm_job"]),
+                         ("running", "101", "101"))
+        self.assertIsNone(store.claim(self.conn, "o", "w", now=T0 + 2))
+        self.assertEqual(store.requeue_slurm(self.conn, a, "101", "node died", "(101)",
+                                             now=T0 + 3), [["101", "node died"]])
+        self.assertIsNone(store.requeue_slurm(self.conn, a, "101", "again", "(101)"))
+        self.assertTrue(store.fail_slurm(self.conn, a, "every job failed", now=T0 + 4))
+        self.assertFalse(store.fail_slurm(self.conn, a, "twice", now=T0 + 5))
+        outcomes = [(g["owner"], g["outcome"]) for g in store.gradings(self.conn, a)]
+        self.assertEqual(outcomes, [("101", "lost"), ("service", "done")])
+
+    def test_settings_and_leaderboard_upserts(self):
+        store.set_setting(self.conn, "deadlines_file", "/x")
+        store.set_setting(self.conn, "deadlines_file", "/y 100%")
+        self.assertEqual(store.get_setting(self.conn, "deadlines_file"), "/y 100%")
+        store.set_leaderboard(self.conn, "alice", True)
+        store.set_leaderboard(self.conn, "alice", False)
+        self.assertFalse(store.opted_in(self.conn, "alice"))
+        store.worker_seen(self.conn, "h:1", 1, "h", None, "idle", now=T0)
+        store.worker_seen(self.conn, "h:1", 1, "h", None, "grading", 1, now=T0 + 5)
+        self.assertEqual([w["state"] for w in store.list_workers(self.conn, now=T0 + 6)],
+                         ["grading"])
+
+
+class PostgresStoreTest(StoreTest):
+    postgres = True
 
 
 class RosterTest(unittest.TestCase):
+    postgres = False
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
 
@@ -357,6 +503,13 @@ class RosterTest(unittest.TestCase):
 
     def test_import_and_revoke(self):
         data = os.path.join(self.tmp.name, "data")
+        target = os.path.join(data, "service.sqlite")
+        if self.postgres:  # DIR/database.conf names the database, for every entry point
+            target = Postgres.empty()
+            os.makedirs(data)
+            with open(os.path.join(data, store.CONF_NAME), "w") as f:
+                f.write("# the service's database\n%s\n" % target)
+        self.assertEqual(store.database(data), target)
         path = self.write("id,name\nalice,Alice\nbob,Bob\n")
         with open(os.devnull, "w") as quiet:
             roster.import_roster(data, path, out=quiet)
@@ -367,7 +520,7 @@ class RosterTest(unittest.TestCase):
             with open(tokens_file) as f:
                 rows = [line.strip().split(",") for line in f][1:]
             self.assertEqual([r[:2] for r in rows], [["alice", "Alice"], ["bob", "Bob"]])
-            conn = store.connect(os.path.join(data, "service.sqlite"))
+            conn = store.connect(target)
             self.assertEqual(store.authenticate(conn, rows[0][2])["student"], "alice")
             # Again with a new student: the others keep their token, one new file.
             roster.import_roster(data, self.write("id,name\nalice,Alice\nbob,Bob\ncarol,C\n"),
@@ -380,6 +533,23 @@ class RosterTest(unittest.TestCase):
                 roster.revoke(data, "nobody", out=quiet)
             conn.close()
         self.assertTrue(os.path.exists(os.path.join(data, "instructor-token")))
+        self.assertEqual(os.path.exists(os.path.join(data, "service.sqlite")), not self.postgres)
+
+
+class PostgresRosterTest(RosterTest):
+    postgres = True
+
+    def test_read_roster(self):  # (no database)
+        pass
+
+    def test_bad_rosters(self):
+        pass
+
+    def test_a_database_conf_without_a_url(self):
+        with open(os.path.join(self.tmp.name, store.CONF_NAME), "w") as f:
+            f.write("# nothing\n/var/db.sqlite\n")
+        with self.assertRaisesRegex(ValueError, "not a postgresql:// URL"):
+            store.database(self.tmp.name)
 
 
 # ---- Deadlines ---------------------------------------------------------------------------------
