@@ -32,7 +32,6 @@ using ListenerBase = Catch::TestEventListenerBase;
 #include "cudalab/timing.h"
 #include "grading_state.h"
 #include "record.h"
-#include "remote.h"
 
 namespace {
 
@@ -195,9 +194,5 @@ CATCH_REGISTER_LISTENER(GradeListener)
 
 int main(int argc, char* argv[]) {
   cudalab::trace("main");
-  // The profile run of a performance check (the grade command's CUDALAB_PROFILE=1): both
-  // processes start with the counters ready (grader/framework/perf.cpp, profile_performance).
-  if (const char* p = std::getenv("CUDALAB_PROFILE"); p != nullptr && std::string(p) == "1")
-    cudalab::remote::profile_counters();
   return Catch::Session().run(argc, argv);
 }

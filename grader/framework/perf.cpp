@@ -16,6 +16,7 @@
 #include "cudalab/device_info.h"
 #include "grading.h"
 #include "policy.h"
+#include "profile.h"
 #include "remote.h"
 
 namespace cudalab::grade {
@@ -311,30 +312,12 @@ std::string implausible_problem(double gbs, double copy_gbs, double gflops, doub
 
 namespace {
 
-// The profile of a performance case (the grade command runs a check tagged [profile] once more
-// this way, untimed, beside its other untimed checks): one run of the candidate and one of the
-// reference on the same fresh inputs, each counted in its own process in turn (the GPU's counters
-// serve one process at a time), normalised per output element.
-struct ProfileRow {
-  const char* key;    // counters.h
-  const char* label;  // in the message
-  bool always;        // shown even when both are 0
-  bool lanes;         // a warp-level instruction count, shown as if each lane did one (x32), as
-                      // the technique checks show them (executed_summary)
-};
-const ProfileRow kProfileRows[] = {
-    {"dram_bytes", "DRAM bytes", true, false},
-    {"global_ld", "global loads", true, true},
-    {"global_ld_sectors", "global-load sectors", true, false},
-    {"shared_ld", "shared loads", false, true},
-    {"shared_st", "shared stores", false, true},
-    {"shared_bank_conflicts", "shared bank conflicts", false, false},
-    {"texture", "texture fetches", false, true},
-    {"constant_ld", "indexed-constant requests", false, false},
-    {"global_atom", "global atomics", false, true},
-};
-
-void profile_performance(const Launch& candidate, const Launch& reference,
+// The profile of a performance case, one side of it (the grade command runs a check tagged
+// [profile] twice more this way, untimed, in turn with the other counted runs: once counting the
+// candidate's process, once the reference's; remote::profiled()): the two run on the same fresh
+// inputs as in a sample, in the same order (a lab's fresh inputs may prepare each in turn), and
+// only the counted side's call is read, normalised per output element.
+void profile_performance(remote::Endpoint side, const Launch& candidate, const Launch& reference,
                          const TimedRunChecks& checks) {
   double outputs = 0;
   for (const TimedOutput& o : checks.outputs) outputs += static_cast<double>(o.count);
@@ -342,71 +325,35 @@ void profile_performance(const Launch& candidate, const Launch& reference,
     skip_check("no profile: this check's processes are not counted");
     return;
   }
+  const bool of_candidate = side == remote::Endpoint::candidate;
+  const char* name = of_candidate ? "candidate" : "reference";
+  const std::size_t counted_launch = of_candidate ? 0 : 1;
   OutputChecks first(checks);
   Stream stream;
-  std::map<std::string, double> sums[2];
-  const remote::Endpoint ends[2] = {remote::Endpoint::candidate, remote::Endpoint::reference};
-  for (std::size_t launch = 0; launch < 2; ++launch) {
+  std::map<std::string, double> sums;
+  for (std::size_t launch = 0; launch <= counted_launch; ++launch) {
+    const bool counted = launch == counted_launch;
     first.before(launch, stream.get());
     CUDA_CHECK(cudaDeviceSynchronize());
     std::string error, counters_error;
-    remote::collect_kernels(ends[launch], &error, &counters_error);  // what setup ran: dropped
-    std::string problem = remote::count_calls(ends[launch], true);
+    if (counted) remote::collect_kernels(side, &error, &counters_error);  // setup's: dropped
     (launch == 0 ? candidate : reference)(stream.get());
     CUDA_CHECK(cudaDeviceSynchronize());
-    if (const std::string off = remote::count_calls(ends[launch], false); problem.empty())
-      problem = off;
-    const auto kernels = remote::collect_kernels(ends[launch], &error, &counters_error);
-    if (problem.empty()) problem = !counters_error.empty() ? counters_error : error;
+    if (!counted) continue;
+    const auto kernels = remote::collect_kernels(side, &error, &counters_error);
+    std::string problem = !counters_error.empty() ? counters_error : error;
     if (const std::string e = remote::take_error(); problem.empty()) problem = e;
     if (!problem.empty()) {
-      skip_check(std::string("no profile of the ") + (launch == 0 ? "candidate" : "reference") +
-                 ": " + problem);
+      skip_check(std::string("no profile of the ") + name + ": " + problem);
       return;
     }
-    // The candidate's process ends here: freeing the counters by ending the count alone left
-    // the reference's process unable to read them once in ten profiles on an H200
-    // (CUPTI_ERROR_UNKNOWN); an ended context holds nothing.
-    if (launch == 0) remote::stop(remote::Endpoint::candidate);
     for (const remote::Kernel& k : kernels)
-      for (const auto& [key, value] : k.counters) sums[launch][key] += value;
-    sums[launch]["dram_bytes"] = sums[launch]["dram_read_bytes"] + sums[launch]["dram_write_bytes"];
-    sums[launch]["shared_bank_conflicts"] =
-        sums[launch]["shared_ld_bank_conflicts"] + sums[launch]["shared_st_bank_conflicts"];
+      for (const auto& [key, value] : k.counters) sums[key] += value;
   }
-  std::string line = "profile, per output element (the counters, one untimed run each): ";
-  bool any = false;
-  char part[160];
-  for (const ProfileRow& row : kProfileRows) {
-    const double scale = (row.lanes ? 32.0 : 1.0) / outputs;
-    const double c = sums[0][row.key] * scale, r = sums[1][row.key] * scale;
-    measure(std::string("profile_candidate_") + row.key, c);
-    measure(std::string("profile_reference_") + row.key, r);
-    if (!row.always && c == 0 && r == 0) continue;
-    std::snprintf(part, sizeof part, "%s%s %.3g (reference %.3g)", any ? ", " : "", row.label, c,
-                  r);
-    line += part;
-    any = true;
-  }
-  // Occupancy: the launches' mean, each weighted alike.
-  double occupancy[2];
-  for (std::size_t i = 0; i < 2; ++i)
-    occupancy[i] = sums[i]["launches"] > 0 ? sums[i]["occupancy_pct"] / sums[i]["launches"] : 0;
-  measure("profile_candidate_occupancy_pct", occupancy[0]);
-  measure("profile_reference_occupancy_pct", occupancy[1]);
-  std::snprintf(part, sizeof part, "; achieved occupancy %.0f%% (reference %.0f%%)", occupancy[0],
-                occupancy[1]);
-  line += part;
-  note(line);
-  std::cout << line << std::endl;
-}
-
-bool profile_run() {
-  static const bool on = [] {
-    const char* v = std::getenv("CUDALAB_PROFILE");
-    return v != nullptr && std::string(v) == "1";
-  }();
-  return on;
+  for (const auto& [key, value] : profile_figures(name, sums, outputs)) measure(key, value);
+  // The profile run ends here, never passed: what a lab's check does after grade_performance is
+  // for timed results (the grade command takes the figures).
+  skip_check(std::string("profile of the ") + name + ": measured");
 }
 
 }  // namespace
@@ -414,8 +361,8 @@ bool profile_run() {
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
                        const Workload& work, const TimedRunChecks& checks) {
   const LabPolicy& policy = lab_policy(lab);
-  if (profile_run()) {
-    profile_performance(candidate, reference, checks);
+  if (const auto side = remote::profiled()) {
+    profile_performance(*side, candidate, reference, checks);
     return;
   }
   trace("performance: inputs ready");

@@ -103,16 +103,14 @@ class ServeProcess {
     // CUPTI's kernel records, but under compute-sanitizer (the two do not run together).
     const char* sanitize = std::getenv("CUDALAB_SANITIZE");
     const char* no_records = std::getenv("CUDALAB_NO_KERNEL_RECORDS");
-    const bool records = (endpoint_ == Endpoint::candidate || profiling) &&
+    const bool profiled_here = profiled() == endpoint_;
+    const bool records = (endpoint_ == Endpoint::candidate || profiled_here) &&
                          !(sanitize != nullptr && std::string(sanitize) == "1") &&
                          !(no_records != nullptr && std::string(no_records) == "1");
     std::vector<std::string> arg_strings{server, library,
                                          records ? "--kernel-records" : "--no-kernel-records"};
-    counted_ = endpoint_ == Endpoint::candidate && records && counting;
-    if (counted_)
-      arg_strings.emplace_back("--counters");
-    else if (records && profiling)
-      arg_strings.emplace_back("--counters-on-request");
+    counted_ = records && ((endpoint_ == Endpoint::candidate && counting) || profiled_here);
+    if (counted_) arg_strings.emplace_back("--counters");
     std::vector<char*> argv;
     for (std::string& s : arg_strings) argv.push_back(s.data());
     argv.push_back(nullptr);
@@ -323,10 +321,8 @@ class ServeProcess {
  public:
   bool running() const { return pid_ > 0; }
   bool counted() const { return counted_; }
-  // Whether processes started from now on read the counters (count_kernels()), or have them
-  // ready for count_calls() (profile_counters()).
+  // Whether candidate processes started from now on read the counters (count_kernels()).
   static inline bool counting = false;
-  static inline bool profiling = false;
 };
 
 ServeProcess& process(Endpoint e) {
@@ -523,21 +519,15 @@ void count_kernels() {
   if (candidate.running() && !candidate.counted()) candidate.stop();
 }
 
-void profile_counters() {
-  ServeProcess::profiling = true;
-}
-
-std::string count_calls(Endpoint in, bool on) {
-  wire::Writer w;
-  w.u8(on ? 1 : 0);
-  try {
-    const std::string reply =
-        process(in).exchange(wire::Request::count, w.body(), on ? "counting" : "ending the count");
-    wire::Reader r(reply);
-    return r.text();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+std::optional<Endpoint> profiled() {
+  static const std::optional<Endpoint> side = []() -> std::optional<Endpoint> {
+    const char* v = std::getenv("CUDALAB_PROFILE");
+    if (v == nullptr) return std::nullopt;
+    if (std::string(v) == "candidate") return Endpoint::candidate;
+    if (std::string(v) == "reference") return Endpoint::reference;
+    return std::nullopt;
+  }();
+  return side;
 }
 
 std::vector<Kernel> collect_kernels(std::string* error, std::string* counters_error) {

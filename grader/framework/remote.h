@@ -23,6 +23,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,13 +114,12 @@ std::vector<Kernel> collect_kernels(Endpoint from, std::string* error, std::stri
 // launch (a process already started without them is stopped: the next call starts one with them).
 void count_kernels();
 
-// For the profile of a performance case: from now on both processes start with the counters
-// ready (and their kernels recorded), reading them only between count_calls(e, true) and
-// count_calls(e, false). The GPU's counters serve one process at a time: the two take turns.
-void profile_counters();
-// Starts (on) or ends (off, freeing the counters for the other process) the counting of the
-// calls of `in`'s process; "" or why its counters cannot be read.
-std::string count_calls(Endpoint in, bool on);
+// The profile of a performance case (the grade command's CUDALAB_PROFILE=candidate or
+// =reference, read once): the side this grader run counts, or none. The GPU's counters serve one
+// process at a time, so the candidate and the reference are profiled in runs of their own, each
+// process with its counters enabled from its start, before its seccomp filter (as a technique
+// check's), and every call of it counted; `std::nullopt` in every other run.
+std::optional<Endpoint> profiled();
 
 // Starts the process of `to` without waiting for it, so that its CUDA context is made while the
 // judge makes its inputs; its first call waits until it is ready. Does nothing when it runs, or

@@ -21,8 +21,6 @@ enum class Request : std::uint8_t {
   ping = 2,     // nothing but the round trip (and a device-wide synchronisation): the overhead
   collect = 3,  // the kernels the candidate process ran since the last collect (CUPTI)
   fence = 4,    // a device-wide synchronisation, answered with its status
-  count = 5,    // u8 1: read the counters of the calls from now on; 0: stop, and free the GPU's
-                // counters for another process (answered with "" or why they cannot be read)
 };
 // Every request carries a nonce after its kind, and its answer starts with it. The judge draws a
 // fresh one for each request and follows every call with a fence: code of the student's file,

@@ -44,6 +44,7 @@
 #include "grading.h"
 #include "policy.h"
 #include "process.h"
+#include "profile.h"
 #include "record.h"
 #include "report.h"
 #include "sanitizer_output.h"
@@ -691,7 +692,9 @@ struct LabRun {
   bool finished = false;  // nothing more to run (not built, banned, a grading error)
   std::size_t untimed_left = 0;
   std::vector<std::vector<SanitizerPart>> parts;  // per sanitizer tool
-  std::map<std::size_t, CheckRecord> profiles;    // of the [profile] checks, by index in listed
+  // The two runs of each [profile] check's profile (the candidate's, the reference's), by index in
+  // listed.
+  std::map<std::size_t, std::vector<CheckRecord>> profiles;
   std::string audit_notes;
   double prepare_seconds = 0.0;
   std::mutex mutex;  // results, parts and the counters above, while jobs run
@@ -886,56 +889,62 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
 }
 
 // Once a lab's untimed checks have passed, on a GPU: the profile of each performance check tagged
-// [profile] (its case run once more, untimed, the candidate and the reference each counted: the
-// student's kernel beside the reference's, added to the check's detail after the timing), in the
-// pool's serial lane (the counters serve one process at a time).
+// [profile] (its case run twice more, untimed: once with the candidate's process counted, once
+// with the reference's; the student's kernel beside the reference's, added to the check's detail
+// after the timing), in the pool's serial lane (the counters serve one process at a time).
 void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o, JobPool& pool,
                        SharedProgress& progress) {
   if (!report.has_device || !o.profile || !run.correctness_passed) return;
   for (const std::size_t ci : run.timed) {
     const CheckRecord& listed = run.listed[ci];
     if (listed.tags.find("[profile]") == std::string::npos) continue;
-    progress.planned(1);
-    pool.add(
-        [&run, &o, &progress, ci] {
-          const CheckRecord& check = run.listed[ci];
-          progress.started("lab " + run.lab.id + ": profile: " + check.name);
-          const Stopwatch time;
-          CheckRecord r;
-          try {
-            r = run_check(run.exe, check, o, {"CUDALAB_PROFILE=1"});
-          } catch (const std::exception& e) {
-            r = grading_error(check, e);
-          }
-          {
-            std::lock_guard<std::mutex> lock(run.mutex);
-            r.seconds = time.seconds();
-            run.profiles[ci] = std::move(r);
-          }
-          progress.finished();
-        },
-        JobPool::Lane::serial);
+    for (const char* side : {"candidate", "reference"}) {
+      progress.planned(1);
+      pool.add(
+          [&run, &o, &progress, ci, side] {
+            const CheckRecord& check = run.listed[ci];
+            progress.started("lab " + run.lab.id + ": profile of the " + side + ": " + check.name);
+            const Stopwatch time;
+            CheckRecord r;
+            try {
+              r = run_check(run.exe, check, o, {std::string("CUDALAB_PROFILE=") + side});
+            } catch (const std::exception& e) {
+              r = grading_error(check, e);
+            }
+            {
+              std::lock_guard<std::mutex> lock(run.mutex);
+              r.seconds = time.seconds();
+              run.profiles[ci].push_back(std::move(r));
+            }
+            progress.finished();
+          },
+          JobPool::Lane::serial);
+    }
   }
 }
 
 // What a profile adds to its performance check's result: its line (or why there is none) and its
-// figures; the profile's time goes to the check's.
-void add_profile(CheckRecord& check, const CheckRecord& profile, double* seconds) {
-  *seconds += profile.seconds;
+// figures; the profile's time goes to the check's. Each run ends its check skipped: "profile of
+// the <side>: measured", or "no profile ..." with the reason.
+void add_profile(CheckRecord& check, const std::vector<CheckRecord>& runs, double* seconds) {
+  std::map<std::string, double> figures;
+  std::string why;
+  for (const CheckRecord& run : runs) {
+    *seconds += run.seconds;
+    for (const auto& [key, value] : run.measurements)
+      if (key.rfind("profile_", 0) == 0) figures[key] = value;
+    if (why.empty() && run.message.find(": measured") == std::string::npos)
+      why = run.message.empty() ? "the profile run said nothing" : last_lines(run.message, 1);
+  }
   if (check.status == "skipped" || check.message.rfind("not run:", 0) == 0) return;
-  // Its profile line only: what a lab's check adds after grade_performance returns (lab 08's
-  // GTEPS) was not timed in the profile run.
-  std::string text;
-  std::istringstream lines(profile.message);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind("profile, ", 0) == 0) text = line;
+  std::string text = why.empty() ? cudalab::grade::profile_line(figures) : "";
   if (text.empty()) {
-    text =
-        profile.message.empty() ? "the profile run said nothing" : last_lines(profile.message, 1);
-    if (text.rfind("no profile", 0) != 0) text = "no profile: " + text;
+    if (why.empty()) why = "a side's figures are missing";
+    text = why.rfind("no profile", 0) == 0 ? why : "no profile: " + why;
+  } else {
+    for (const auto& [key, value] : figures) check.measurements[key] = value;
   }
   check.message += (check.message.empty() ? "" : "\n") + text;
-  for (const auto& [key, value] : profile.measurements) check.measurements[key] = value;
 }
 
 // Every lab's untimed checks, and then its sanitizers, on `jobs` processes at once. No timed

@@ -20,7 +20,8 @@ constexpr std::size_t kMaxRanges = 512;
 // The GPU's counters serve one profiling session at a time, device-wide: a call another process's
 // session holds (CUPTI_ERROR_HARDWARE_BUSY) is tried again for up to 60 s. While a process that
 // held them is still ending, a call may fail with CUPTI_ERROR_UNKNOWN instead (seen on an H200
-// in a grade's profile run, right after another check's process): tried again for up to 2 s.
+// when a process enabled them after its seccomp filter, right after another process had them):
+// tried again for up to 2 s.
 template <typename Call>
 CUptiResult patiently(Call call) {
   for (int attempt = 0;; ++attempt) {
@@ -131,7 +132,7 @@ std::string KernelCounters::fail(const char* call, int result) {
   return problem_ = std::string("CUPTI: ") + call + " failed: " + text;
 }
 
-KernelCounters::KernelCounters(CUcontext context, bool enable_now) : context_(context) {
+KernelCounters::KernelCounters(CUcontext context) : context_(context) {
   auto init =
       params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
   if (const CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
@@ -150,7 +151,7 @@ KernelCounters::KernelCounters(CUcontext context, bool enable_now) : context_(co
     return;
   }
   chip_ = chip.pChipName;
-  if (enable_now) enable();
+  enable();
 }
 
 bool KernelCounters::enable() {
@@ -237,20 +238,6 @@ bool KernelCounters::enable() {
   }
   counter_data_.resize(data.counterDataSize);
   return true;
-}
-
-void KernelCounters::disable() {
-  if (profiler_ == nullptr) return;
-  auto off =
-      params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
-  off.pRangeProfilerObject = as_profiler(profiler_);
-  if (const CUptiResult r = cuptiRangeProfilerDisable(&off); r != CUPTI_SUCCESS)
-    fail("cuptiRangeProfilerDisable", r);
-  delete_host_object(as_host(host_));
-  profiler_ = nullptr;
-  host_ = nullptr;
-  keys_.clear();
-  metrics_.clear();
 }
 
 void KernelCounters::begin() {

@@ -29,21 +29,16 @@ const std::vector<CounterSpec>& counter_specs();
 
 class KernelCounters {
  public:
-  // Prepares the profiler for `context` and, with `enable_now`, enables it there; afterwards
-  // problem() is "" or why counters cannot be read (insufficient privileges on a desktop driver,
-  // an unsupported GPU, a CUPTI error).
-  KernelCounters(CUcontext context, bool enable_now);
+  // Prepares the profiler for `context` and enables it there (the GPU's counters then serve this
+  // process alone while it lives); afterwards problem() is "" or why counters cannot be read
+  // (insufficient privileges on a desktop driver, an unsupported GPU, a CUPTI error).
+  explicit KernelCounters(CUcontext context);
   KernelCounters(const KernelCounters&) = delete;
   KernelCounters& operator=(const KernelCounters&) = delete;
 
   const std::string& problem() const { return problem_; }
   // The keys of counter_specs() this chip can count (the others are left out of every result).
   const std::vector<std::string>& keys() const { return keys_; }
-
-  // Enables the profiler on the context (once; begin() does it when needed): the GPU's counters
-  // then serve this process alone until disable(). False, with problem() set, when it cannot.
-  bool enable();
-  void disable();
 
   // Around one call: every kernel launched between begin() and end() is a range of its own.
   void begin();
@@ -55,6 +50,8 @@ class KernelCounters {
 
  private:
   std::string fail(const char* call, int result);
+  // Enables the profiler on the context (once). False, with problem() set, when it cannot.
+  bool enable();
 
   CUcontext context_;
   std::string chip_;

@@ -1,16 +1,15 @@
 // cudalab-serve: the candidate process (docs/design.md, section 8; grader/framework/remote.h).
 //
-//   cudalab-serve <candidate library>
-//       [--kernel-records|--no-kernel-records [--counters|--counters-on-request]]
+//   cudalab-serve <candidate library> [--kernel-records|--no-kernel-records [--counters]]
 //   (started by a lab's grader, the channel on descriptor 3)
 //
 // In this order, before any code of the student's file exists in the process:
 //   1. its CUDA context, a stream, an empty kernel of its own, and CUPTI's kernel records (not
 //      under compute-sanitizer: the grader says so on the command line); for a technique check
 //      (--counters), the GPU's performance counters too: then every launch of a call is counted
-//      (counters.h), and the counts go back with the kernel records; for the profile of a
-//      performance case (--counters-on-request), the same, but only for the calls between the
-//      judge's requests to count (the candidate's and the reference's processes take turns);
+//      (counters.h), and the counts go back with the kernel records (the profile of a
+//      performance case counts the candidate's process and the reference's in grader runs of
+//      their own: the GPU's counters serve one process at a time);
 //   2. an empty environment and an anonymous command line (nothing says how it is graded);
 //   3. a seccomp filter: no threads, no processes, no programs, no signal handlers or timers, no
 //      tracing of other processes, no signals but to itself;
@@ -212,13 +211,12 @@ class Server {
  public:
   static constexpr std::size_t kScratchBytes = 4096;
   Server(cudalab_dispatch_fn dispatch, CUstream stream, CUdeviceptr scratch, CUfunction empty,
-         serve::KernelCounters* counters, bool counting)
+         serve::KernelCounters* counters)
       : dispatch_(dispatch),
         stream_(stream),
         scratch_(scratch),
         empty_(empty),
-        counters_(counters),
-        counting_(counting) {}
+        counters_(counters) {}
 
   void serve() {
     std::string body;
@@ -241,19 +239,6 @@ class Server {
         reply.u8(0);
       } else if (request == wire::Request::collect) {
         collect(reply);
-      } else if (request == wire::Request::count) {
-        const bool on = r.u8() != 0;
-        std::string problem = "not counted";
-        if (counters_ != nullptr) {
-          if (on) {
-            counters_->enable();
-          } else {
-            counters_->disable();
-          }
-          problem = counters_->problem();
-        }
-        counting_ = on && problem.empty();
-        reply.text(problem);
       } else {
         break;
       }
@@ -316,7 +301,7 @@ class Server {
     c.nargs = static_cast<std::uint32_t>(args.size());
     c.stream = reinterpret_cast<cudaStream_t>(stream_);
     std::size_t launched_before = 0;
-    const bool counted = counters_ != nullptr && counting_;
+    const bool counted = counters_ != nullptr;
     if (counted) {
       launched_before = launched_so_far();
       counters_->begin();
@@ -430,7 +415,6 @@ class Server {
   CUdeviceptr scratch_;  // what an empty call clears, without the empty kernel
   CUfunction empty_;
   serve::KernelCounters* counters_;  // null unless the grader asked for the counters
-  bool counting_;                    // calls are counted (from the start, or on request)
   std::map<std::string, std::map<std::string, double>> counted_;  // since the last collect
   std::map<std::string, Mapping> mappings_;
   std::set<std::string> used_;
@@ -447,16 +431,12 @@ int not_serving(const std::string& why) {
 
 int main(int argc, char** argv) {
   const bool records_wanted = argc >= 3 && std::strcmp(argv[2], "--no-kernel-records") != 0;
-  // --counters: every call's kernels counted (a technique check); --counters-on-request: the
-  // counters made ready, and read only between the judge's count requests (the profile of a
-  // performance case, where the candidate's and the reference's processes take turns).
-  const bool counters_now = argc == 4 && std::strcmp(argv[3], "--counters") == 0;
-  const bool counters_later = argc == 4 && std::strcmp(argv[3], "--counters-on-request") == 0;
+  // --counters: every call's kernels counted (a technique check, or one side of a profile).
+  const bool counted = argc == 4 && std::strcmp(argv[3], "--counters") == 0;
   if (argc < 2 || argc > 4 || fcntl(kChannel, F_GETFD) < 0) {
     std::fprintf(stderr,
                  "cudalab-serve: started by a lab's grader only (usage: cudalab-serve LIBRARY "
-                 "[--kernel-records|--no-kernel-records [--counters|--counters-on-request]], with "
-                 "the grader's channel "
+                 "[--kernel-records|--no-kernel-records [--counters]], with the grader's channel "
                  "on descriptor 3)\n");
     return 2;
   }
@@ -488,8 +468,7 @@ int main(int argc, char** argv) {
   const CUfunction empty = load_empty_kernel();
   // The performance counters, for a technique check or a profile: set up while threads are
   // allowed.
-  serve::KernelCounters* counters =
-      counters_now || counters_later ? new serve::KernelCounters(context, counters_now) : nullptr;
+  serve::KernelCounters* counters = counted ? new serve::KernelCounters(context) : nullptr;
 
   // 2. and 3.
   forget_start(argc, argv);
@@ -510,7 +489,7 @@ int main(int argc, char** argv) {
   wire::Writer ready;
   ready.u8(static_cast<std::uint8_t>(wire::Status::ok));
   if (!wire::send_message(kChannel, ready.body())) _exit(1);
-  Server(dispatch, stream, warm, empty, counters, counters_now).serve();
+  Server(dispatch, stream, warm, empty, counters).serve();
   // No exit handlers, no destructors: nothing of the student's runs after the last call.
   _exit(0);
 }
