@@ -90,6 +90,9 @@ class ServeProcess {
     // Nothing of this process is within the candidate's reach through /proc or ptrace: a process
     // that is not dumpable is not open to processes of the same user.
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    // This process's host-argument area (wire.h), fresh for each process started: it holds this
+    // endpoint's arguments only, and the other endpoint's process never maps it.
+    area_ = wire::HostArea::create(wire::kHostAreaBytes);
     int sock[2], out[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) != 0 || pipe2(out, O_CLOEXEC) != 0)
       throw std::runtime_error("cannot make the candidate process's channels");
@@ -120,10 +123,13 @@ class ServeProcess {
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("cannot start the candidate process (fork)");
     if (pid == 0) {
-      // The channel is descriptor 3; stdout and stderr go to the judge's reader; nothing else.
+      // The channel is descriptor 3, the area 4; stdout and stderr go to the judge's reader;
+      // nothing else. The area's descriptor is first moved above 4, where the dup2s below cannot
+      // close it, and its copy on 4 is then without close-on-exec.
+      const int area = fcntl(area_.descriptor(), F_DUPFD_CLOEXEC, wire::kHostAreaDescriptor + 1);
       const int devnull = open("/dev/null", O_RDONLY);
-      if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0 ||
-          dup2(sock[1], 3) < 0)
+      if (area < 0 || devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 ||
+          dup2(out[1], 2) < 0 || dup2(sock[1], 3) < 0 || dup2(area, wire::kHostAreaDescriptor) < 0)
         _exit(127);
       prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
       execve(server, argv.data(), env.data());
@@ -131,6 +137,8 @@ class ServeProcess {
     }
     close(sock[1]);
     close(out[1]);
+    // The child has its own descriptor; the judge needs only its mapping.
+    area_.close_descriptor();
     pid_ = pid;
     fd_ = sock[0];
     const char* prefix = endpoint_ == Endpoint::candidate ? "candidate| " : "reference| ";
@@ -250,7 +258,12 @@ class ServeProcess {
     fd_ = -1;
     ready_ = false;
     if (output_.joinable()) output_.join();
+    // After the process is gone: nothing maps the area any more.
+    area_.reset();
   }
+
+  // The host-argument area of the running process (empty when none runs).
+  const wire::HostArea& area() const { return area_; }
 
  private:
   // How the process ended (it has, or is about to: its socket closed).
@@ -314,6 +327,7 @@ class ServeProcess {
   Endpoint endpoint_;
   pid_t pid_ = -1;
   int fd_ = -1;
+  wire::HostArea area_;   // its host arguments (wire.h)
   bool ready_ = false;    // it said it is ready to serve
   bool counted_ = false;  // started with the performance counters
   std::thread output_;
@@ -422,6 +436,28 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
   if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
     throw std::runtime_error(std::string("the grader's device failed before ") + name + ": " +
                              cudaGetErrorString(e));
+  // Host arguments travel through the process's area (wire.h, HostArea), consecutive from offset
+  // 0, not in the messages. Why a hostile file gains nothing by it:
+  // - the area holds this endpoint's arguments only: each process has its own, made afresh when
+  //   it starts, and the candidate's process never maps the reference's;
+  // - the judge copies the arguments in before the request and out after the fence's answer, at
+  //   the offsets it chose itself: nothing in an answer says where to copy from, or how much;
+  // - no code of the file runs between calls (cudalab-serve has no thread after its seccomp
+  //   filter, which forbids clone, and synchronises its context before answering), so what comes
+  //   back is what the function left; a write at another time, could a file arrange one, would
+  //   change only the candidate's own arguments, which the lab's checks then see as a changed
+  //   const input;
+  // - the file never holds the area's descriptor (cudalab-serve maps it and closes it before it
+  //   loads the library) and its size is sealed, so it cannot shrink the area under the judge's
+  //   mapping (a SIGBUS in the judge); a hole it punches in its own mapping reads back as zeros,
+  //   a changed input again.
+  struct Placed {
+    void* pointer;
+    std::size_t bytes;
+    std::uint64_t offset;
+  };
+  std::vector<Placed> placed;
+  std::uint64_t end = 0;  // of the host arguments placed so far
   wire::Writer w;
   w.u32(id).u32(static_cast<std::uint32_t>(args.size()));
   for (const Value& v : args) {
@@ -429,13 +465,31 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
       case 'i': w.u8(static_cast<std::uint8_t>(wire::Arg::integer)).i64(v.integer); break;
       case 'f': w.u8(static_cast<std::uint8_t>(wire::Arg::real)).f64(v.real); break;
       case 'p': write_device_pointer(w, v.pointer); break;
-      case 'h': w.u8(static_cast<std::uint8_t>(wire::Arg::host)).bytes(v.pointer, v.bytes); break;
+      case 'h': {
+        constexpr std::uint64_t align = wire::kHostAreaAlignment;
+        const std::uint64_t offset = (end + align - 1) / align * align;
+        if (v.bytes > wire::kHostAreaBytes || offset > wire::kHostAreaBytes - v.bytes)
+          throw std::logic_error(std::string("grader problem, not yours: ") + name +
+                                 ": its host arguments need more than the " +
+                                 std::to_string(wire::kHostAreaBytes >> 20) +
+                                 " MiB of the host-argument area (wire::kHostAreaBytes)");
+        placed.push_back({const_cast<void*>(v.pointer), v.bytes, offset});
+        end = offset + v.bytes;
+        w.u8(static_cast<std::uint8_t>(wire::Arg::host)).u64(offset).u64(v.bytes);
+        break;
+      }
       default: throw std::logic_error("remote::call: an argument of unknown kind");
     }
   }
+  ServeProcess& server = process(to);
   std::string reply, fence_error;
   try {
-    reply = process(to).exchange_fenced(wire::Request::call, w.body(), name, &fence_error);
+    // Started before the copy: the arguments go into the area of the process that answers.
+    server.ensure_started();
+    for (const Placed& h : placed)
+      if (h.pointer != nullptr && h.bytes > 0)
+        std::memcpy(server.area().data() + h.offset, h.pointer, h.bytes);
+    reply = server.exchange_fenced(wire::Request::call, w.body(), name, &fence_error);
   } catch (const std::logic_error&) {
     throw;
   } catch (const std::exception& e) {
@@ -445,6 +499,11 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
     keep_error(e.what());
     return {};
   }
+  // What the function left in its host arguments, over the caller's buffers (the process still
+  // runs: it is stopped below, if at all).
+  for (const Placed& h : placed)
+    if (h.pointer != nullptr && h.bytes > 0)
+      std::memcpy(h.pointer, server.area().data() + h.offset, h.bytes);
   wire::Status status = wire::Status::ok;
   std::string error, result;
   bool context_lost = false;
@@ -454,14 +513,8 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
     error = r.text();
     context_lost = r.u8() != 0;
     result = r.text();
-    for (const Value& v : args) {
-      if (v.kind != 'h') continue;
-      std::size_t n = 0;
-      const char* back = r.bytes(&n);
-      if (n == v.bytes && n > 0) std::memcpy(const_cast<void*>(v.pointer), back, n);
-    }
   } catch (const std::exception& e) {
-    process(to).stop();
+    server.stop();
     keep_error(std::string(name) + ": a malformed answer on the grader's channel (" + e.what() +
                "): the code of the file wrote to it");
     return {};
@@ -477,11 +530,11 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
   if (status == wire::Status::bad_request)
     throw std::logic_error(std::string("grader problem, not yours: ") + name + ": " + error);
   if (status == wire::Status::threw_invalid_argument) {
-    if (context_lost) process(to).stop();
+    if (context_lost) server.stop();
     throw std::invalid_argument(error);
   }
   if (status == wire::Status::threw) {
-    if (context_lost) process(to).stop();
+    if (context_lost) server.stop();
     throw std::runtime_error(error);
   }
   if (status != wire::Status::ok && to == Endpoint::reference)
@@ -490,7 +543,7 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
   if (status != wire::Status::ok) keep_error(std::string(name) + ": " + error);
   // A kernel fault leaves the candidate's context unusable: the next call gets a new process
   // (the judge's own context is untouched).
-  if (context_lost) process(to).stop();
+  if (context_lost) server.stop();
   return result;
 }
 

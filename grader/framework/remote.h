@@ -8,9 +8,10 @@
 // lab's dispatch) and answers calls. A call carries the lab function's arguments: device pointers
 // as CUDA IPC handles of the judge's allocations (the candidate maps only what it is handed; the
 // judge's other memory is in another context, out of its kernels' reach), integers, reals and host
-// bytes (copied, and copied back after the call so that a const input changed is seen). The
-// candidate process synchronises its whole context before it answers, so a call's time on the
-// judge's clock covers all the work it started, on any stream.
+// bytes (copied into a shared area of that process's own, wire.h's HostArea, and back after the
+// call so that a const input changed is seen). The candidate process synchronises its whole
+// context before it answers, so a call's time on the judge's clock covers all the work it
+// started, on any stream.
 //
 // A lab goes through this when grader/labs/NN-name/remote.cpp exists: its judge half defines the
 // lab's functions in labNN::candidate as stubs that call(); its serve half (CUDALAB_SERVE) is the

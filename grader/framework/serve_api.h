@@ -2,7 +2,8 @@
 // grader/serve/serve_main.cpp) and a candidate library (the student's file, the solution or a
 // variant, with the lab's dispatch: grader/labs/NN-name/remote.cpp compiled with CUDALAB_SERVE).
 // The loader decodes a call's arguments (device pointers mapped into its context, host bytes
-// copied) and hands them here; the dispatch calls the lab's function with them.
+// where the judge copied them, in the host-argument area: wire.h) and hands them here; the
+// dispatch calls the lab's function with them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,7 +21,7 @@ struct cudalab_value {
   char tag;  // 'i' integer, 'f' real, 'p' device pointer (null allowed), 'h' host bytes
   std::int64_t i;
   double f;
-  void* ptr;          // 'p': the device address here; 'h': the host copy
+  void* ptr;          // 'p': the device address here; 'h': the host copy, in the area
   std::size_t bytes;  // 'h': its size
 };
 

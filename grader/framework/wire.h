@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace cudalab::wire {
 
@@ -34,7 +35,10 @@ enum class Arg : std::uint8_t {
   real = 'f',     // double
   device = 'p',   // a device pointer: an IPC handle of its allocation (64 bytes) and an offset
   null = 'n',     // a null device pointer
-  host = 'h',  // host bytes: copied there, and back after the call (a const input must not change)
+  // Host bytes: u64 offset and u64 size in the host-argument area (HostArea below). The judge
+  // copies them in before the request and back out after the answer, at its own offsets, so that
+  // a const input the function changed is seen.
+  host = 'h',
 };
 
 // Call status in a reply.
@@ -47,8 +51,54 @@ enum class Status : std::uint8_t {
   threw = 5,                   // the function threw another exception
 };
 
-constexpr std::uint32_t kMaxMessage = 1u << 30;  // 1 GiB: the largest host input is ~100 MiB
-constexpr std::size_t kIpcHandleBytes = 64;      // sizeof(cudaIpcMemHandle_t)
+// A bound on what either side reads: host arguments travel through the area, not in messages.
+constexpr std::uint32_t kMaxMessage = 1u << 30;
+constexpr std::size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
+
+// The host-argument area: one sealed memfd per candidate process, made by the judge and mapped by
+// both. 256 MiB holds a call's host arguments (the largest, lab 05's 4096 x 4096 image, is
+// 64 MiB) and costs only the pages a call touches; it stays well under the grade command's 1 GiB
+// file-size limit (RLIMIT_FSIZE), which a memfd's ftruncate obeys. The judge refuses a call whose
+// arguments do not fit. The candidate process gets it on descriptor 4 (the channel is on 3), maps
+// it and closes the descriptor before any code of the student's file exists.
+constexpr int kHostAreaDescriptor = 4;
+constexpr std::size_t kHostAreaBytes = std::size_t{256} << 20;
+constexpr std::size_t kHostAreaAlignment = 256;  // each argument's offset
+
+class HostArea {
+ public:
+  HostArea() = default;
+  ~HostArea() { reset(); }
+  HostArea(const HostArea&) = delete;
+  HostArea& operator=(const HostArea&) = delete;
+  HostArea(HostArea&& other) noexcept { *this = std::move(other); }
+  HostArea& operator=(HostArea&& other) noexcept;
+
+  // The judge's side: a memfd of `bytes` (sparse), sealed against shrinking, growing and further
+  // seals, and mapped shared; its descriptor is kept for the child (descriptor()). Throws.
+  static HostArea create(std::size_t bytes);
+  // The candidate process's side: the whole area behind `fd`, mapped shared. The descriptor stays
+  // the caller's to close. Throws.
+  static HostArea map(int fd);
+
+  char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  int descriptor() const { return fd_; }
+  // The mapping alone is kept: the judge's copy of the descriptor is no longer needed once the
+  // child has its own.
+  void close_descriptor();
+  // Unmapped and closed.
+  void reset();
+
+  // The bytes [offset, offset + bytes) of the area; throws unless they lie within it (offsets
+  // that come from the other process are never trusted).
+  char* at(std::uint64_t offset, std::uint64_t bytes) const;
+
+ private:
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+  int fd_ = -1;
+};
 
 class Writer {
  public:

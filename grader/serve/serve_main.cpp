@@ -1,9 +1,12 @@
 // cudalab-serve: the candidate process (docs/design.md, section 8; grader/framework/remote.h).
 //
 //   cudalab-serve <candidate library> [--kernel-records|--no-kernel-records [--counters]]
-//   (started by a lab's grader, the channel on descriptor 3)
+//   (started by a lab's grader, the channel on descriptor 3, the host-argument area on 4)
 //
 // In this order, before any code of the student's file exists in the process:
+//   0. the host-argument area (wire.h, HostArea) mapped from descriptor 4, and then every
+//      descriptor it inherited but the channel closed, the area's included: the student's code
+//      sees only the mapping, where its host arguments are, never a descriptor to resize it by;
 //   1. its CUDA context, a stream, an empty kernel of its own, and CUPTI's kernel records (not
 //      under compute-sanitizer: the grader says so on the command line); for a technique check
 //      (--counters), the GPU's performance counters too: then every launch of a call is counted
@@ -210,9 +213,10 @@ struct Mapping {
 class Server {
  public:
   static constexpr std::size_t kScratchBytes = 4096;
-  Server(cudalab_dispatch_fn dispatch, CUstream stream, CUdeviceptr scratch, CUfunction empty,
-         serve::KernelCounters* counters)
+  Server(cudalab_dispatch_fn dispatch, const wire::HostArea* area, CUstream stream,
+         CUdeviceptr scratch, CUfunction empty, serve::KernelCounters* counters)
       : dispatch_(dispatch),
+        area_(area),
         stream_(stream),
         scratch_(scratch),
         empty_(empty),
@@ -251,14 +255,12 @@ class Server {
   void call(wire::Reader& r, wire::Writer& reply) {
     cudalab_call c{};
     std::vector<cudalab_value> args;
-    std::vector<std::string> host;  // the host arguments' copies
     std::string problem;
     used_.clear();
     try {
       c.function = r.u32();
       const std::uint32_t n = r.u32();
       if (n > 64) throw std::runtime_error("too many arguments");
-      host.reserve(n);
       for (std::uint32_t i = 0; i < n; ++i) {
         cudalab_value v{};
         v.tag = static_cast<char>(r.u8());
@@ -278,11 +280,11 @@ class Server {
             break;
           }
           case wire::Arg::host: {
-            std::size_t bytes = 0;
-            const char* p = r.bytes(&bytes);
-            host.emplace_back(p, bytes);
-            v.ptr = host.back().data();
-            v.bytes = bytes;
+            // In place in the area: the judge copied it in and copies it back after the answer.
+            const std::uint64_t offset = r.u64();
+            const std::uint64_t size = r.u64();
+            v.ptr = area_->at(offset, size);
+            v.bytes = static_cast<std::size_t>(size);
             break;
           }
           default: throw std::runtime_error("an argument of unknown kind");
@@ -294,7 +296,6 @@ class Server {
     }
     if (!problem.empty()) {
       reply.u8(static_cast<std::uint8_t>(wire::Status::bad_request)).text(problem).u8(0).text("");
-      for (const std::string& h : host) reply.text(h);
       return;
     }
     c.args = args.data();
@@ -342,7 +343,6 @@ class Server {
     }
     reply.u8(static_cast<std::uint8_t>(status)).text(error).u8(sync != CUDA_SUCCESS ? 1 : 0);
     reply.bytes(c.result, c.result_bytes);
-    for (const std::string& h : host) reply.text(h);
   }
 
   // Launches recorded since the last collect, every record of the context's work so far in.
@@ -411,6 +411,7 @@ class Server {
   }
 
   cudalab_dispatch_fn dispatch_;
+  const wire::HostArea* area_;  // where the host arguments are
   CUstream stream_;
   CUdeviceptr scratch_;  // what an empty call clears, without the empty kernel
   CUfunction empty_;
@@ -433,18 +434,29 @@ int main(int argc, char** argv) {
   const bool records_wanted = argc >= 3 && std::strcmp(argv[2], "--no-kernel-records") != 0;
   // --counters: every call's kernels counted (a technique check, or one side of a profile).
   const bool counted = argc == 4 && std::strcmp(argv[3], "--counters") == 0;
-  if (argc < 2 || argc > 4 || fcntl(kChannel, F_GETFD) < 0) {
+  if (argc < 2 || argc > 4 || fcntl(kChannel, F_GETFD) < 0 ||
+      fcntl(wire::kHostAreaDescriptor, F_GETFD) < 0) {
     std::fprintf(stderr,
                  "cudalab-serve: started by a lab's grader only (usage: cudalab-serve LIBRARY "
                  "[--kernel-records|--no-kernel-records [--counters]], with the grader's channel "
-                 "on descriptor 3)\n");
+                 "on descriptor 3 and its host-argument area on descriptor 4)\n");
     return 2;
   }
   const std::string library = argv[1];
-  // Signals: every handler the default one; nothing the process inherited stays open.
+  // Signals: every handler the default one.
   for (int s = 1; s < NSIG; ++s)
     if (s != SIGKILL && s != SIGSTOP) signal(s, SIG_DFL);
+  // 0. The area mapped; then nothing the process inherited stays open but the channel, the area's
+  // descriptor included (before the driver opens its own).
+  wire::HostArea area;
+  std::string area_problem;
+  try {
+    area = wire::HostArea::map(wire::kHostAreaDescriptor);
+  } catch (const std::exception& e) {
+    area_problem = e.what();
+  }
   close_range(kChannel + 1, ~0U, 0);
+  if (!area_problem.empty()) return not_serving(area_problem);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 
   // 1. The context, made while threads are allowed (the driver starts some of its own).
@@ -489,7 +501,7 @@ int main(int argc, char** argv) {
   wire::Writer ready;
   ready.u8(static_cast<std::uint8_t>(wire::Status::ok));
   if (!wire::send_message(kChannel, ready.body())) _exit(1);
-  Server(dispatch, stream, warm, empty, counters).serve();
+  Server(dispatch, &area, stream, warm, empty, counters).serve();
   // No exit handlers, no destructors: nothing of the student's runs after the last call.
   _exit(0);
 }

@@ -1,6 +1,6 @@
 // Lab 03's functions across the two processes (grader/framework/remote.h; lab 01's remote.cpp
-// says how the file is used). upload_mask's host mask travels by value and comes back, so that a
-// function that wrote to its const input is seen.
+// says how the file is used). upload_mask's host mask goes through the process's host-argument
+// area (wire.h) and is copied back, so that a function that wrote to its const input is seen.
 #include "conv1d_constant.h"
 #include "remote_lab.h"
 

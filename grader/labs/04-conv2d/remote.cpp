@@ -1,6 +1,7 @@
 // Lab 04's functions across the two processes (grader/framework/remote.h; lab 01's remote.cpp
-// says how the file is used). set_mask's host mask (K x K floats) travels by value and comes back,
-// so that a function that wrote to its const input is seen.
+// says how the file is used). set_mask's host mask (K x K floats) goes through the process's
+// host-argument area (wire.h) and is copied back, so that a function that wrote to its const input
+// is seen.
 #include <cstddef>
 #include <cstdint>
 

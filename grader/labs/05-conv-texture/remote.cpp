@@ -1,7 +1,8 @@
 // Lab 05's functions across the two processes (grader/framework/remote.h; lab 01's remote.cpp
-// says how the file is used). The prepare_* functions' host image (w x h floats) travels by value
-// and comes back, so that a function that wrote to its const input is seen; the texture objects
-// and arrays they make stay in the candidate's process, with its state, for the run functions.
+// says how the file is used). The prepare_* functions' host image (w x h floats, 64 MiB at the
+// timed size) goes through the process's shared host-argument area (wire.h) and is copied back,
+// so that a function that wrote to its const input is seen; the texture objects and arrays they
+// make stay in the candidate's process, with its state, for the run functions.
 #include <cstddef>
 #include <cstdint>
 

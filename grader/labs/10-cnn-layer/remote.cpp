@@ -1,6 +1,7 @@
 // Lab 10's functions across the two processes (grader/framework/remote.h; lab 01's remote.cpp
-// says how the file is used). prepare_weights' host weights (M x C x K x K floats) travel by value
-// and come back, so that a function that wrote to its const input is seen.
+// says how the file is used). prepare_weights' host weights (M x C x K x K floats) go through the
+// process's host-argument area (wire.h) and are copied back, so that a function that wrote to its
+// const input is seen.
 #include <cstddef>
 #include <cstdint>
 
