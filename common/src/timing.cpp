@@ -57,7 +57,7 @@ std::vector<double> host_clock_samples(const std::vector<double>& fenced_ms,
                   "the work took %.4f ms by the host's clock and an empty call %.4f ms: its time "
                   "cannot be told from the call's round trip",
                   median(fenced_ms), empty);
-    throw std::runtime_error(text);
+    throw RoundTripNoise(text);
   }
   // A sample below the empty call's median is noise of the round trip: a floor, never zero.
   for (double& s : samples) s = std::max(s, kMeasurableFraction * empty);

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,13 @@ struct Timing {
 // median under kMeasurableFraction of it: lost in the noise of the round trip, never a time of
 // zero), std::invalid_argument without empty calls.
 inline constexpr double kMeasurableFraction = 0.05;
+// What host_clock_samples throws when the work is lost in the round trip: a state of the machine
+// that passes (round trips three times their usual length were seen on an H200 for one check's
+// samples, both the call's and the empty call's), so a caller may sample again.
+class RoundTripNoise : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 std::vector<double> host_clock_samples(const std::vector<double>& fenced_ms,
                                        const std::vector<double>& empty_call_ms);
 
