@@ -7,9 +7,10 @@
 // part (positions, accelerations at the candidate's new positions, velocities); 200 steps of a
 // Plummer sphere for momentum (conserved up to round-off) and energy (bounded drift). The
 // technique check reads the candidate's PTX (no GPU needed): nbody_tiled_kernel must stage its
-// source bodies in shared memory between barriers. Solutions only ([selfcheck], 0 points): the
-// timing harness against itself, and every kernel of the reference forced, on any GPU, against
-// the CPU reference (reference_kernels.h).
+// source bodies in shared memory between barriers, and on a GPU what it executed must be a
+// tile's (global and shared loads per interaction, read from the performance counters).
+// Solutions only ([selfcheck], 0 points): the timing harness against itself, and every kernel of
+// the reference forced, on any GPU, against the CPU reference (reference_kernels.h).
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
@@ -41,12 +42,38 @@ constexpr int kSanitizedRandomMaxN = 700;
 GRADED_CHECK("tiled kernel stages source bodies in shared memory", "[lab09][technique]", 10,
              Needs::host) {
   using namespace cudalab::grade;
-  const LaunchTrace trace = trace_launches([] {
-    lab09::run_acc_case(lab09::random_case(1000, 0.01f, base_seed()), lab09::kCandidate.tiled,
-                        "tiled");
-  });
-  require_candidate_technique(shared_tile_rule("nbody_tiled_kernel", "each tile of source bodies"),
-                              trace);
+  // On a GPU, what ran: n = 1000 bodies (no multiple of any tile), n^2 = 10^6 interactions. A
+  // tiled kernel loads each source body (one float4) from global memory once per block and tile,
+  // and each destination once: with tiles of P bodies about 1/P + 1/n global loads per
+  // interaction (a warp's load counted for its 32 lanes; the plain answer's P = 256: 0.005, the
+  // reference's 64-body tiles: 0.03), where reading the sources from global memory in the inner
+  // loop makes 1 (a warp reads one body for its 32 destinations; 4 with scalar loads). The bound,
+  // 0.25, passes tiles of 8 bodies and more. Each interaction reads its source from the tile: one
+  // shared load per lane (a float4), 1/K when a thread keeps K destinations (the reference's K
+  // is 1 to 4); the floor, 0.05, passes K up to 20, where a token read once per thread makes 1/n.
+  constexpr int n = 1000;
+  const double interactions = static_cast<double>(n) * n;
+  TechniqueRule rule = shared_tile_rule("nbody_tiled_kernel", "each tile of source bodies");
+  rule.executed = [=](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, interactions, "interaction");
+    const double loads = ExecutedWork::of(w.all, "global_ld") + ExecutedWork::of(w.all, "texture");
+    std::string p = per_unit_problem(lanes_per_unit(loads, interactions), 0, 0.25,
+                                     "global loads and texture fetches", "interaction");
+    if (!p.empty())
+      return p +
+             ": each source body must come from global memory once per tile, not once per "
+             "interaction";
+    p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_ld"), interactions), 0.05,
+                         1e9, "shared-memory loads", "interaction");
+    return p.empty() ? p : p + ": the interactions must read their source bodies from the tile";
+  };
+  const LaunchTrace trace = trace_launches(
+      [] {
+        lab09::run_acc_case(lab09::random_case(n, 0.01f, base_seed()), lab09::kCandidate.tiled,
+                            "tiled");
+      },
+      Counting::on);
+  require_candidate_technique(rule, trace);
 }
 
 namespace {
