@@ -67,6 +67,22 @@ def detect_gpus():
     return [line.strip() for line in out.stdout.splitlines() if line.strip()]
 
 
+def gpu_architecture(gpu):
+    """The CUDA architecture of GPU `gpu` (an index or UUID, as nvidia-smi -i takes it) for
+    CMake, e.g. "90" for compute capability 9.0; None when nvidia-smi cannot say. A worker builds
+    for the GPU it grades on, named outright: the students' files are built in a sandbox without
+    the GPU's devices, where a CMake re-run's own detection would find none."""
+    if gpu is None:
+        return None
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader",
+                              "-i", str(gpu)], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", out.stdout) if out.returncode == 0 else None
+    return m.group(1) + m.group(2) if m else None
+
+
 def build_sandbox(tree):
     """bubblewrap for building untrusted files: the system read-only, the worker's tree writable,
     nothing else (no submissions, no batch output, no home), no network. [] without bwrap."""
@@ -155,7 +171,7 @@ class Worker:
         start = time.time()
         env = dict(os.environ)
         with open(os.path.join(self.dir, "framework-build.log"), "w") as log:
-            arch = os.environ.get("CUDALAB_CUDA_ARCHITECTURES")
+            arch = os.environ.get("CUDALAB_CUDA_ARCHITECTURES") or gpu_architecture(self.gpu)
             # No CTest test of the student's graders: listing their checks would run the
             # student's code at build time.
             cfg = subprocess.run(["cmake", "--preset", self.args.preset,

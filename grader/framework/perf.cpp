@@ -402,9 +402,20 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
           "first\n" +
           p);
     // A candidate this far past r_zero needs no samples (one-thread blocks take seconds a run):
-    // four times r_zero, and half a second, so that neither noise nor the first run's loading
-    // of the module (in both runs) can decide it.
-    if (ms[0] > std::max(500.0, 4.0 * policy.r_zero * ms[1])) {
+    // four times r_zero, and half a second, so that noise cannot decide it; and timed once more
+    // on the same inputs before it does, since a first run may include loading the module or
+    // compiling its PTX for this GPU (536 ms once, for a solution).
+    const double too_slow = std::max(500.0, 4.0 * policy.r_zero * ms[1]);
+    if (ms[0] > too_slow) {
+      const auto start = std::chrono::steady_clock::now();
+      candidate(stream.get());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      ms[0] = std::min(
+          ms[0], std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
+      if (const std::string e = remote::take_error(); !e.empty()) FAIL("not timed: " + e);
+    }
+    if (ms[0] > too_slow) {
       measure("ratio_untimed_run", ms[0] / ms[1]);
       char line[300];
       std::snprintf(line, sizeof line,

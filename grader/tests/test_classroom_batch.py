@@ -155,6 +155,33 @@ class WorkerGpus(unittest.TestCase):
                 workers.worker_gpus(bad, ["H100", "H100"])
 
 
+class GpuArchitecture(unittest.TestCase):
+    """A worker builds for its GPU by name (nvidia-smi's compute capability), not by a detection
+    that a sandboxed re-configure cannot make."""
+
+    def fake_smi(self, script):
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "nvidia-smi")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + script + "\n")
+        os.chmod(path, 0o755)
+        old = os.environ["PATH"]
+        os.environ["PATH"] = d + os.pathsep + old
+        self.addCleanup(os.environ.__setitem__, "PATH", old)
+
+    def test_compute_capability_of_the_workers_gpu(self):
+        self.fake_smi('[ "$3" = "-i" ] && [ "$4" = "1" ] && echo "9.0" || echo "8.6"')
+        self.assertEqual(workers.gpu_architecture("1"), "90")
+        self.assertEqual(workers.gpu_architecture("0"), "86")
+
+    def test_none_without_a_gpu_or_an_answer(self):
+        self.assertIsNone(workers.gpu_architecture(None))
+        self.fake_smi("echo 'No devices were found'; exit 6")
+        self.assertIsNone(workers.gpu_architecture("0"))
+        self.fake_smi("echo '[N/A]'")
+        self.assertIsNone(workers.gpu_architecture("0"))
+
+
 class BuildSandbox(unittest.TestCase):
     """The cheat the build sandbox stops: a file whose compile error quotes a file outside the
     worker's copy (another submission, the batch's seed) into its build log."""
