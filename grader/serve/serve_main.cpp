@@ -123,17 +123,32 @@ void start_tracing() {
 }
 
 // An empty kernel of the loader's own (PTX, compiled by the driver for the device): what an empty
-// call runs, so that its round trip includes the device's turn to this context.
-CUfunction load_empty_kernel() {
+// call runs, so that its round trip includes the device's turn to this context. Launched once
+// here, before the filter: with lazy loading the driver compiles the PTX at the first launch, and
+// after the filter its compiler could not be loaded (no new executable memory). Without a
+// compiler cache (a fresh sandbox's home) the first empty call in a performance check failed
+// with cudaErrorJitCompilerNotFound, which the student's next cudaGetLastError() reported.
+CUfunction load_empty_kernel(CUstream stream) {
   static const char ptx[] =
       ".version 6.0\n.target sm_50\n.address_size 64\n.visible .entry cudalab_empty()\n{\n  "
       "ret;\n}\n";
   CUmodule module = nullptr;
   CUfunction f = nullptr;
   if (cuModuleLoadData(&module, ptx) != CUDA_SUCCESS ||
-      cuModuleGetFunction(&f, module, "cudalab_empty") != CUDA_SUCCESS)
+      cuModuleGetFunction(&f, module, "cudalab_empty") != CUDA_SUCCESS ||
+      cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, stream, nullptr, nullptr) != CUDA_SUCCESS ||
+      cuStreamSynchronize(stream) != CUDA_SUCCESS)
     return nullptr;
   return f;
+}
+
+// The driver's PTX compiler, loaded while new executable memory is allowed: a student's file
+// built without code for this GPU (PTX only: a GPU newer than the build's architectures) is
+// compiled at its first launch, after the filter, by the library already there. Absent (no
+// driver library of that name): such a launch fails as it would have.
+void preload_ptx_compiler() {
+  for (const char* name : {"libnvidia-ptxjitcompiler.so.1", "libnvidia-ptxjitcompiler.so"})
+    if (dlopen(name, RTLD_NOW | RTLD_GLOBAL) != nullptr) return;
 }
 
 // ---- confinement ------------------------------------------------------------------------------
@@ -477,7 +492,8 @@ int main(int argc, char** argv) {
     start_tracing();
   else
     tracing_problem = "not recorded (under compute-sanitizer, which CUPTI does not run beside)";
-  const CUfunction empty = load_empty_kernel();
+  const CUfunction empty = load_empty_kernel(stream);
+  preload_ptx_compiler();
   // The performance counters, for a technique check or a profile: set up while threads are
   // allowed.
   serve::KernelCounters* counters = counted ? new serve::KernelCounters(context) : nullptr;
