@@ -488,12 +488,13 @@ int main(int argc, char** argv) {
   if (r == CUDA_SUCCESS) r = cuMemsetD8Async(warm, 0, 1 << 20, stream);
   if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
   if (r != CUDA_SUCCESS) return not_serving("no CUDA context: " + driver_error(r));
+  // Before the records start: its warm-up launch is not one of the calls' kernels.
+  const CUfunction empty = load_empty_kernel(stream);
+  preload_ptx_compiler();
   if (records_wanted)
     start_tracing();
   else
     tracing_problem = "not recorded (under compute-sanitizer, which CUPTI does not run beside)";
-  const CUfunction empty = load_empty_kernel(stream);
-  preload_ptx_compiler();
   // The performance counters, for a technique check or a profile: set up while threads are
   // allowed.
   serve::KernelCounters* counters = counted ? new serve::KernelCounters(context) : nullptr;
