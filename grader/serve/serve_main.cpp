@@ -7,8 +7,9 @@
 //   0. the host-argument area (wire.h, HostArea) mapped from descriptor 4, and then every
 //      descriptor it inherited but the channel closed, the area's included: the student's code
 //      sees only the mapping, where its host arguments are, never a descriptor to resize it by;
-//   1. its CUDA context, a stream, an empty kernel of its own, and CUPTI's kernel records (not
-//      under compute-sanitizer: the grader says so on the command line); for a technique check
+//   1. its CUDA context, a stream, an empty kernel of its own (launched once: compiled now), the
+//      driver's PTX compiler loaded, and CUPTI's kernel records (not under compute-sanitizer: the
+//      grader says so on the command line); for a technique check
 //      (--counters), the GPU's performance counters too: then every launch of a call is counted
 //      (counters.h), and the counts go back with the kernel records (the profile of a
 //      performance case counts the candidate's process and the reference's in grader runs of
