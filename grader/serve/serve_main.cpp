@@ -149,7 +149,7 @@ CUfunction load_empty_kernel(CUstream stream) {
 // driver library of that name): such a launch fails as it would have.
 void preload_ptx_compiler() {
   for (const char* name : {"libnvidia-ptxjitcompiler.so.1", "libnvidia-ptxjitcompiler.so"})
-    if (dlopen(name, RTLD_NOW | RTLD_GLOBAL) != nullptr) return;
+    if (dlopen(name, RTLD_NOW | RTLD_LOCAL) != nullptr) return;
 }
 
 // ---- confinement ------------------------------------------------------------------------------
