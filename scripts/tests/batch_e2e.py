@@ -24,6 +24,8 @@ import tempfile
 import time
 import zipfile
 
+from expectations import Expectations  # the tests' sibling module
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # ./cudalab batch: grader.classroom's batch, run with env() (the repository on PYTHONPATH).
 BATCH = [sys.executable, "-m", "grader.classroom.batch"]
@@ -122,12 +124,8 @@ def main(argv):
     start = time.time()
     r = subprocess.run(cmd, env=env())
     first = time.time() - start
-    failures = []
-
-    def expect(cond, what):
-        print(("ok      " if cond else "FAILED  ") + what)
-        if not cond:
-            failures.append(what)
+    expect = Expectations()
+    failures = expect.failures
 
     expect(r.returncode == 0, "the batch ends with exit code 0 (exit %d)" % r.returncode)
     students = sorted(os.listdir(os.path.join(out, "students")))

@@ -56,6 +56,8 @@ import tempfile
 import threading
 import time
 
+from expectations import Expectations  # the tests' sibling module
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAB01 = "labs/01-conv1d-basic/conv1d_basic.cu"
 ANSWER01 = "grader/labs/01-conv1d-basic/variants/answer.cu"
@@ -388,13 +390,8 @@ def main(argv):
     worker_folder = os.path.abspath(args.work or os.path.join(work, "work"))
     built = os.path.isdir(worker_folder) and bool(glob.glob(os.path.join(
         worker_folder, "*", "tree", "build", "*", "grader", "cudalab-grade")))
-    failures = []
-
-    def expect(cond, what):
-        print(("ok      " if cond else "FAILED  ") + what, flush=True)
-        if not cond:
-            failures.append(what)
-        return cond
+    expect = Expectations()
+    failures = expect.failures
 
     answer = read(ANSWER01)
     files = {"skeleton": read(LAB01), "answer": answer,

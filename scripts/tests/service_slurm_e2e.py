@@ -40,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import service_e2e  # noqa: E402
+from expectations import Expectations  # noqa: E402
 from service_e2e import LAB01, call_json, cudalab, hand_in, query, student_folder  # noqa: E402
 
 WAIT_S = 120  # for a submission to reach a state (a job to start, to grade)
@@ -315,13 +316,8 @@ def main(argv):
         return 2 if len(argv) != 1 else 77
     import slurm_e2e
     tmp = tempfile.mkdtemp(prefix="cudalab-service-slurm-e2e-")
-    failures = []
-
-    def expect(cond, what):
-        print(("ok      " if cond else "FAILED  ") + what, flush=True)
-        if not cond:
-            failures.append(what)
-        return cond
+    expect = Expectations()
+    failures = expect.failures
 
     slurm_e2e.install()
     cluster = slurm_e2e.Cluster(os.path.join(tmp, "cluster"))

@@ -37,6 +37,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 import batch_e2e  # noqa: E402
 import service_slurm_e2e  # noqa: E402
+from expectations import Expectations  # noqa: E402
 from grader.classroom import base, grading, slurm  # noqa: E402
 
 PACKAGES = ["slurmctld", "slurmd", "slurm-client", "munge"]
@@ -284,12 +285,8 @@ def main(argv):
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGALRM, stop)
     signal.alarm(TIME_LIMIT)
-    failures = []
-
-    def expect(cond, what):
-        print(("ok      " if cond else "FAILED  ") + what, flush=True)
-        if not cond:
-            failures.append(what)
+    expect = Expectations()
+    failures = expect.failures
 
     try:
         start = time.time()
