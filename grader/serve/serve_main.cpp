@@ -16,7 +16,8 @@
 //      their own: the GPU's counters serve one process at a time);
 //   2. an empty environment and an anonymous command line (nothing says how it is graded);
 //   3. a seccomp filter: no threads, no processes, no programs, no signal handlers or timers, no
-//      tracing of other processes, no signals but to itself;
+//      tracing of other processes, no signals but to itself, no file opened for writing (so no
+//      second CUDA context: the driver opens its device files read-write for each);
 // then it loads the candidate library (the student's constructors run now, confined), forbids
 // new executable memory, says it is ready, and answers the judge's calls one at a time. Between
 // two calls no code of the student's file can run: there is no thread to run it, no handler to
@@ -199,6 +200,22 @@ std::string forbid(bool executable_memory_too) {
       rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1,
                             SCMP_A0(SCMP_CMP_NE, self));
     deny(SCMP_SYS(tkill), EPERM);
+    // No file opened for writing: the driver opens its device files read-write for every new
+    // CUDA context (cuCtxCreate: 18 more descriptors on an H200), so no context can be made
+    // beside the one the fence synchronises; and no process's memory (/proc/PID/mem) can be
+    // written. Reading stays allowed (dlopen opens the student's library read-only).
+    for (const scmp_datum_t flag : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC}) {
+      if (rc == 0)
+        rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1,
+                              SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag));
+      if (rc == 0)
+        rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag));
+    }
+    deny(SCMP_SYS(creat), EACCES);
+    // openat2 takes its flags in memory: "not implemented" (the C library's open uses openat).
+    deny(SCMP_SYS(openat2), ENOSYS);
+    deny(SCMP_SYS(open_by_handle_at), EPERM);
   } else {
     // No new executable memory: the loaded code stays as it was linked.
     for (int s : {SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(pkey_mprotect)})
@@ -474,6 +491,9 @@ int main(int argc, char** argv) {
   close_range(kChannel + 1, ~0U, 0);
   if (!area_problem.empty()) return not_serving(area_problem);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // Not open to the other cudalab-serve process of the check (the same user): no /proc/PID/mem,
+  // no ptrace of this one, whatever the file in that one finds to call.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
   // 1. The context, made while threads are allowed (the driver starts some of its own).
   CUdevice device = 0;
