@@ -16,8 +16,9 @@
 //      their own: the GPU's counters serve one process at a time);
 //   2. an empty environment and an anonymous command line (nothing says how it is graded);
 //   3. a seccomp filter: no threads, no processes, no programs, no signal handlers or timers, no
-//      tracing of other processes, no signals but to itself, no file opened for writing (so no
-//      second CUDA context: the driver opens its device files read-write for each);
+//      tracing of other processes, no signals but to itself, and, unless it reads the counters
+//      (an untimed run), no file opened for writing (so no second CUDA context: the driver opens
+//      its device files read-write for each; CUPTI's range profiler does too, for each range);
 // then it loads the candidate library (the student's constructors run now, confined), forbids
 // new executable memory, says it is ready, and answers the judge's calls one at a time. Between
 // two calls no code of the student's file can run: there is no thread to run it, no handler to
@@ -155,8 +156,10 @@ void preload_ptx_compiler() {
 
 // ---- confinement ------------------------------------------------------------------------------
 
-// "" or what failed.
-std::string forbid(bool executable_memory_too) {
+// "" or what failed. `writes_too`: no file opened for writing either (a process whose calls are
+// timed or checked; one that reads the GPU's counters opens the driver's files for each call's
+// range, and is never timed).
+std::string forbid(bool executable_memory_too, bool writes_too) {
   scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
   if (f == nullptr) return "seccomp_init failed";
   int rc = 0;
@@ -204,18 +207,20 @@ std::string forbid(bool executable_memory_too) {
     // CUDA context (cuCtxCreate: 18 more descriptors on an H200), so no context can be made
     // beside the one the fence synchronises; and no process's memory (/proc/PID/mem) can be
     // written. Reading stays allowed (dlopen opens the student's library read-only).
-    for (const scmp_datum_t flag : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC}) {
-      if (rc == 0)
-        rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1,
-                              SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag));
-      if (rc == 0)
-        rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 1,
-                              SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag));
+    if (writes_too) {
+      for (const scmp_datum_t flag : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC}) {
+        if (rc == 0)
+          rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1,
+                                SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag));
+        if (rc == 0)
+          rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 1,
+                                SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag));
+      }
+      deny(SCMP_SYS(creat), EACCES);
+      // openat2 takes its flags in memory: "not implemented" (the C library's open uses openat).
+      deny(SCMP_SYS(openat2), ENOSYS);
+      deny(SCMP_SYS(open_by_handle_at), EPERM);
     }
-    deny(SCMP_SYS(creat), EACCES);
-    // openat2 takes its flags in memory: "not implemented" (the C library's open uses openat).
-    deny(SCMP_SYS(openat2), ENOSYS);
-    deny(SCMP_SYS(open_by_handle_at), EPERM);
   } else {
     // No new executable memory: the loaded code stays as it was linked.
     for (int s : {SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(pkey_mprotect)})
@@ -524,7 +529,7 @@ int main(int argc, char** argv) {
   forget_start(argc, argv);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return not_serving(std::string("PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
-  if (const std::string e = forbid(false); !e.empty()) return not_serving(e);
+  if (const std::string e = forbid(false, counters == nullptr); !e.empty()) return not_serving(e);
 
   // The student's code, confined from its first constructor on.
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -534,7 +539,7 @@ int main(int argc, char** argv) {
   }
   auto dispatch = reinterpret_cast<cudalab_dispatch_fn>(dlsym(handle, "cudalab_serve_dispatch"));
   if (dispatch == nullptr) return not_serving("the candidate library has no dispatch");
-  if (const std::string e = forbid(true); !e.empty()) return not_serving(e);
+  if (const std::string e = forbid(true, false); !e.empty()) return not_serving(e);
 
   wire::Writer ready;
   ready.u8(static_cast<std::uint8_t>(wire::Status::ok));
