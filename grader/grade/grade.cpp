@@ -447,6 +447,10 @@ CheckRecord sanitizer_precondition(const LabEntry& lab, const std::string& tool,
   const std::string sanitizer = CUDALAB_SANITIZER;
   if (!report.has_device) {
     r.message = report.no_device_reason;
+  } else if (selected && !correctness_passed && !o.sanitize_anyway) {
+    // Its verdict is known without the tool, even where the tool would not run.
+    r.status = "failed";
+    r.message = "not run: the correctness checks must pass first";
   } else if (!o.sanitize) {
     r.message = "disabled by --no-sanitize";
   } else if (!o.sanitizers.empty() &&
@@ -456,9 +460,6 @@ CheckRecord sanitizer_precondition(const LabEntry& lab, const std::string& tool,
     r.message = std::string(kNotSelected) + " (no selected correctness check to run under it)";
   } else if (sanitizer.empty() || access(sanitizer.c_str(), X_OK) != 0) {
     r.message = "compute-sanitizer not found";
-  } else if (!correctness_passed && !o.sanitize_anyway) {
-    r.status = "failed";
-    r.message = "not run: the correctness checks must pass first";
   } else {
     r.status = "";
   }
@@ -471,6 +472,9 @@ CheckRecord sanitizer_precondition(const LabEntry& lab, const std::string& tool,
 // spreads them over the jobs: schedule_sanitizers). The grader knows it is under a sanitizer
 // (CUDALAB_SANITIZE=1: its smallest inputs that still run every path) and allocates exact sizes
 // (CUDALAB_GUARD_BYTES=0: no guard zone absorbs an out-of-bounds access before memcheck sees it).
+// The report needs the first hazards and the device frames only (the message shows 12 lines):
+// no host backtraces (an unwinding of the stripped grader for each hazard) and 16 hazards
+// printed at most (the exit code still counts them all).
 struct SanitizerPart {
   std::vector<std::string> checks;  // the correctness checks' names
   ChannelRun run;
@@ -488,9 +492,9 @@ SanitizerPart run_sanitizer_part(const std::string& exe, const std::string& tool
   env.push_back("CUDALAB_SANITIZE=1");
   std::string spec;  // Catch2: a comma between test specs means "or"
   for (const auto& c : checks) spec += (spec.empty() ? "" : ",") + exact_spec(c);
-  return {checks,
-          run_with_channel({CUDALAB_SANITIZER, "--tool", tool, "--error-exitcode", "86", exe, spec},
-                           env, sanitizer_limit_s(o, checks.size()), o)};
+  return {checks, run_with_channel({CUDALAB_SANITIZER, "--tool", tool, "--error-exitcode", "86",
+                                    "--show-backtrace", "device", "--print-limit", "16", exe, spec},
+                                   env, sanitizer_limit_s(o, checks.size()), o)};
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {
