@@ -194,5 +194,10 @@ CATCH_REGISTER_LISTENER(GradeListener)
 
 int main(int argc, char* argv[]) {
   cudalab::trace("main");
-  return Catch::Session().run(argc, argv);
+  Catch::Session session;
+  if (const int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
+  // Parsed: the command line (the check's name) is no longer in /proc/PID/cmdline, which any
+  // process can read, the candidate's too.
+  for (int i = 1; i < argc; ++i) std::memset(argv[i], 0, std::strlen(argv[i]));
+  return session.run();
 }
