@@ -104,6 +104,49 @@ def build_sandbox(tree):
     return p if ok else []
 
 
+def student_builds(build, manifest):
+    """The files and folders in BUILD made from the students' files, for every lab of MANIFEST
+    (the build's cudalab-labs.tsv rows by lab): the graders, link checks, runners and candidate
+    libraries that link them, the compiler's messages, and CMake's object, PTX and device-link
+    folders of those targets (the student's object is one of them)."""
+    paths = []
+    for lab, fields in sorted(manifest.items()):
+        short = fields[1]
+        paths += [os.path.join(build, name) for name in (
+            "lab%s-grader-student" % lab, "lab%s-student-link-check" % lab,
+            "lab%s-%s" % (lab, short), "liblab%s-candidate-student.so" % lab,
+            "lab%s-student-compile.txt" % lab)]
+        targets = os.path.join(build, "CMakeFiles")
+        try:
+            names = os.listdir(targets)
+        except FileNotFoundError:
+            names = []
+        for name in names:
+            if (name.startswith("lab%s_student" % lab) or name in (
+                    "lab%s-candidate-student.dir" % lab, "lab%s-grader-student.dir" % lab,
+                    "lab%s-student-link-check.dir" % lab, "lab%s-%s.dir" % (lab, short))):
+                paths.append(os.path.join(targets, name))
+        # A lab with technique checks embeds the student's PTX in a source the build writes
+        # (cmake/EmbedPtx.cmake; made again when missing); in the others that source is CMake's,
+        # written at configure time, and holds no student's code.
+        if any(name.startswith("lab%s_student_ptx_" % lab) for name in names):
+            paths.append(os.path.join(build, "lab%s_student_candidate.cpp" % lab))
+        paths += [obj for obj in fields[10].split(";") if obj]
+    return paths
+
+
+def remove_student_builds(build, manifest):
+    """Removes student_builds(BUILD, MANIFEST); Ninja makes again what a grade needs."""
+    for path in student_builds(build, manifest):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.remove(path)
+            except FileNotFoundError:
+                pass
+
+
 def cpus():
     """The CPUs this process may use (a Slurm task's allocation, not the node's count)."""
     try:
@@ -210,23 +253,10 @@ class Worker:
                 continue
             with open(os.path.join(self.tree, rel), "wb") as f:
                 f.write(data)
-        manifest = self.manifest()
-        # Nothing of the previous submission may be graded or read: its binaries and objects go.
-        for lab in self.labs:
-            short = manifest[lab][1] if lab in manifest else ""
-            for name in ("lab%s-grader-student" % lab, "lab%s-student-link-check" % lab,
-                         "lab%s-%s" % (lab, short)):
-                try:
-                    os.remove(os.path.join(self.build, name))
-                except FileNotFoundError:
-                    pass
-            if lab in manifest:
-                for obj in manifest[lab][10].split(";"):
-                    if obj:
-                        try:
-                            os.remove(obj)
-                        except FileNotFoundError:
-                            pass
+        # Nothing of an earlier submission may be graded or read, of any lab (a submission of
+        # lab 01 graded here can read the build folder, where an earlier student's lab 05 was
+        # built): every file made from a student's file goes.
+        remove_student_builds(self.build, self.manifest())
         targets = []
         for lab in self.labs:
             targets += ["lab%s-grader-student" % lab, "lab%s-student-link-check" % lab]

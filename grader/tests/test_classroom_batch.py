@@ -133,6 +133,58 @@ class ListSubmissions(unittest.TestCase):
             submissions.list_submissions("/nonexistent/folder")
 
 
+class StudentBuilds(unittest.TestCase):
+    """Before each submission a worker removes what earlier students' files made, of every lab:
+    a submission of one lab can read the build folder while it is graded."""
+
+    def test_every_lab_and_only_what_a_student_file_made(self):
+        with tempfile.TemporaryDirectory() as build:
+            made = os.path.join(build, "CMakeFiles")
+            os.makedirs(made)
+
+            def touch(*parts):
+                path = os.path.join(build, *parts)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                open(path, "w").close()
+                return path
+
+            student = [
+                touch("lab01-grader-student"), touch("lab01-student-link-check"),
+                touch("lab01-conv1d-basic"), touch("liblab01-candidate-student.so"),
+                touch("lab01-student-compile.txt"),
+                touch("CMakeFiles", "lab01_student.dir", "labs", "conv1d_basic.cu.o"),
+                touch("CMakeFiles", "lab01-candidate-student.dir", "cmake_device_link.o"),
+                touch("CMakeFiles", "lab01-conv1d-basic.dir", "cmake_device_link.o"),
+                touch("lab05-grader-student"), touch("liblab05-candidate-student.so"),
+                touch("CMakeFiles", "lab05_student.dir", "labs", "conv_texture.cu.o"),
+                touch("CMakeFiles", "lab05_student_ptx_90.dir", "labs", "conv_texture.ptx"),
+                touch("CMakeFiles", "lab05-grader-student.dir", "lab05_student_candidate.cpp.o"),
+                touch("lab05_student_candidate.cpp"),  # the student's PTX, embedded
+            ]
+            kept = [
+                touch("lab01-grader-solution"), touch("liblab01-candidate-solution.so"),
+                touch("lab01_student_candidate.cpp"),  # CMake's, no PTX: no rule would remake it
+                touch("lab01_student_remote.cpp"), touch("lab05_student_remote.cpp"),
+                touch("CMakeFiles", "lab01_checks.dir", "checks.cpp.o"),
+                touch("CMakeFiles", "lab05_solution_ptx_90.dir", "labs", "conv_texture.ptx"),
+                touch("CMakeFiles", "lab05_variant_answer.dir", "answer.cu.o"),
+                touch("lab05-grader-variant-answer"), touch("cudalab-labs.tsv"),
+            ]
+            row = lambda lab, short, obj: [lab, short] + [""] * 8 + [obj]
+            manifest = {
+                "01": row("01", "conv1d-basic", student[5]),
+                "05": row("05", "conv-texture", student[10]),
+            }
+            workers.remove_student_builds(build, manifest)
+            for path in student:
+                self.assertFalse(os.path.exists(path), path)
+            for path in kept:
+                self.assertTrue(os.path.exists(path), path)
+            # Nothing left to remove the second time; a build folder without CMakeFiles is fine.
+            workers.remove_student_builds(build, manifest)
+            workers.remove_student_builds(os.path.join(build, "none"), manifest)
+
+
 class WorkerGpus(unittest.TestCase):
     def test_one_worker_per_gpu(self):
         self.assertEqual(workers.worker_gpus(None, ["H100", "H100"]), ["0", "1"])
