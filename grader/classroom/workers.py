@@ -147,6 +147,23 @@ def remove_student_builds(build, manifest):
                 pass
 
 
+# Each process of a student's build may map at most BUILD_MEMORY_BYTES and write files of at most
+# BUILD_FILE_BYTES: one line of a file (#include "/dev/zero") makes the compiler's preprocessor
+# ask for ever more memory, up to the machine's (the other workers' builds and grades with it).
+# The labs' largest compile, lab 10's, peaks at 214 MB (2026-11-28, CUDA 13.0, one architecture).
+BUILD_MEMORY_BYTES = 4 << 30
+BUILD_FILE_BYTES = 1 << 30
+
+
+def build_limits():
+    """The command prefix that runs a build under those limits (prlimit, util-linux); [] when
+    prlimit is missing."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        return []
+    return [prlimit, "--as=%d" % BUILD_MEMORY_BYTES, "--fsize=%d" % BUILD_FILE_BYTES, "--"]
+
+
 def cpus():
     """The CPUs this process may use (a Slurm task's allocation, not the node's count)."""
     try:
@@ -265,8 +282,8 @@ class Worker:
             cmd = ["cmake", "--build", "--preset", self.args.preset, "-j",
                    str(cpus()), "--target"] + targets + ["--", "-k", "0"]
             try:
-                subprocess.run(self.sandbox + cmd, cwd=self.tree, stdout=log, stderr=subprocess.STDOUT,
-                               timeout=self.args.build_timeout)
+                subprocess.run(self.sandbox + build_limits() + cmd, cwd=self.tree, stdout=log,
+                               stderr=subprocess.STDOUT, timeout=self.args.build_timeout)
             except subprocess.TimeoutExpired:
                 log.write("\nbatch: the build took more than %d s and was stopped\n" %
                           self.args.build_timeout)

@@ -12,10 +12,12 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import types
 import unittest
 import zipfile
@@ -183,6 +185,38 @@ class StudentBuilds(unittest.TestCase):
             # Nothing left to remove the second time; a build folder without CMakeFiles is fine.
             workers.remove_student_builds(build, manifest)
             workers.remove_student_builds(os.path.join(build, "none"), manifest)
+
+
+class BuildLimits(unittest.TestCase):
+    """A student's build runs under limits: one line (#include "/dev/zero") would otherwise make
+    the compiler ask for the machine's memory."""
+
+    def test_the_build_gets_the_limits(self):
+        prefix = workers.build_limits()
+        if not prefix:
+            self.skipTest("prlimit (util-linux) is not installed")
+        probe = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0], "
+                 "resource.getrlimit(resource.RLIMIT_FSIZE)[0])")
+        out = subprocess.run(prefix + [sys.executable, "-c", probe], capture_output=True,
+                             text=True, check=True).stdout.split()
+        self.assertEqual([int(v) for v in out],
+                         [workers.BUILD_MEMORY_BYTES, workers.BUILD_FILE_BYTES])
+
+    def test_a_preprocessor_reading_forever_stops(self):
+        prefix = workers.build_limits()
+        cc = shutil.which("cpp")
+        if not prefix or cc is None:
+            self.skipTest("prlimit or cpp is not installed")
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "zero.c")
+            with open(src, "w") as f:
+                f.write('#include "/dev/zero"\n')
+            start = time.time()
+            r = subprocess.run(prefix + [cc, src, "-o", os.devnull], capture_output=True,
+                               text=True, timeout=120)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("memory", r.stderr)
+        self.assertLess(time.time() - start, 60)
 
 
 class WorkerGpus(unittest.TestCase):

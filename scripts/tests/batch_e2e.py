@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""End-to-end test of ./cudalab batch on six synthetic submissions (labs 01 and 02 only, to keep
+"""End-to-end test of ./cudalab batch on seven synthetic submissions (labs 01 and 02 only, to keep
 it short): a correct one, the skeleton, one that does not compile, one that hangs, an archive
-with extra and unsafe files, and one that cheats; three hand in a report.md, kept and shown. Run by CI (.ci/run) after the test suite; on a
+with extra and unsafe files, one that cheats, and one whose compile would take the machine's
+memory; three hand in a report.md, kept and shown. Run by CI (.ci/run) after the test suite; on a
 machine without a GPU the GPU checks are skipped and what is checked is what the CPU decides
 (compile errors, hangs, the audit, which files are taken, the reports).
 
@@ -97,6 +98,9 @@ def make_submissions(subs):
     # frank: lab 01 includes the reference solution instead of writing a kernel.
     write_tree(os.path.join(subs, "frank"),
                {LAB01: '#include "../../solutions/01-conv1d-basic/conv1d_basic.cu"\n'})
+    # gina: lab 01's file makes the preprocessor read /dev/zero (memory without end, but for the
+    # build's limits).
+    write_tree(os.path.join(subs, "gina"), {LAB01: '#include "/dev/zero"\n', LAB02: a02})
     # Not a submission: the LMS's CSV beside them is ignored.
     with open(os.path.join(subs, "grades-export.csv"), "w") as f:
         f.write("student,grade\n")
@@ -129,8 +133,8 @@ def main(argv):
 
     expect(r.returncode == 0, "the batch ends with exit code 0 (exit %d)" % r.returncode)
     students = sorted(os.listdir(os.path.join(out, "students")))
-    expect(students == ["alice", "bob", "carol", "dave", "erin", "frank"],
-           "six students graded, the CSV export ignored: %s" % students)
+    expect(students == ["alice", "bob", "carol", "dave", "erin", "frank", "gina"],
+           "seven students graded, the CSV export ignored: %s" % students)
     seed = open(os.path.join(out, "seed")).read().strip()
     expect(oct(os.stat(os.path.join(out, "seed")).st_mode & 0o777) == "0o600", "the seed is 0600")
 
@@ -172,6 +176,11 @@ def main(argv):
            "each student who handed in a report.md has an analysis.html, the others none")
     expect("README.md" in ignored and "escape.cu" in ignored and "conv1d_basic.cu" in ignored,
            "erin: the README, the climbing path and the link are ignored and listed")
+    gina01 = checks(out, "gina", "01")
+    expect(all(c["status"] == "failed" and "does not compile" in c["message"] for c in gina01),
+           "gina: lab 01 (#include \"/dev/zero\") does not compile, within the build's limits")
+    expect(not any(c["status"] == "failed" for c in checks(out, "gina", "02")),
+           "gina: lab 02 is graded normally")
     frank01 = checks(out, "frank", "01")
     expect(all(c["status"] == "failed" and "banned" in c["message"] for c in frank01),
            "frank: lab 01 is banned by the audit")
@@ -207,7 +216,7 @@ def main(argv):
            "the class CSV and HTML page are written")
     if os.path.exists(grades):
         rows = list(csv.reader(open(grades)))
-        expect(len(rows) == 7, "grades.csv: a header and six rows (%d rows)" % len(rows))
+        expect(len(rows) == 8, "grades.csv: a header and seven rows (%d rows)" % len(rows))
 
     # Resumable: a second run grades nothing; --only re-grades one.
     start = time.time()
@@ -217,7 +226,7 @@ def main(argv):
     bad = subprocess.run(cmd + ["--only", "nobody"], env=env(), capture_output=True, text=True)
     expect(bad.returncode == 2 and bad.stderr.count("\n") == 1,
            "--only with an unknown student: one line, exit code 2")
-    print("batch of 6 submissions (labs 01, 02): %.0f s, worker build included" % first)
+    print("batch of 7 submissions (labs 01, 02): %.0f s, worker build included" % first)
     for sid in students:
         meta = json.load(open(os.path.join(out, "students", sid, "meta.json")))
         print("  %-6s build %5.1f s, grade %5.1f s, GPU %s" % (
