@@ -27,9 +27,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <seccomp.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -43,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "confine.h"
 #include "counters.h"
 #include "serve_api.h"
 #include "wire.h"
@@ -152,85 +151,6 @@ CUfunction load_empty_kernel(CUstream stream) {
 void preload_ptx_compiler() {
   for (const char* name : {"libnvidia-ptxjitcompiler.so.1", "libnvidia-ptxjitcompiler.so"})
     if (dlopen(name, RTLD_NOW | RTLD_LOCAL) != nullptr) return;
-}
-
-// ---- confinement ------------------------------------------------------------------------------
-
-// "" or what failed. `writes_too`: no file opened for writing either (a process whose calls are
-// timed or checked; one that reads the GPU's counters opens the driver's files for each call's
-// range, and is never timed).
-std::string forbid(bool executable_memory_too, bool writes_too) {
-  scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
-  if (f == nullptr) return "seccomp_init failed";
-  int rc = 0;
-  const auto deny = [&](int syscall, int error) {
-    if (rc == 0) rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(error), syscall, 0);
-  };
-  if (!executable_memory_too) {
-    for (int s : {SCMP_SYS(clone),
-                  SCMP_SYS(fork),
-                  SCMP_SYS(vfork),
-                  SCMP_SYS(execve),
-                  SCMP_SYS(execveat),
-                  SCMP_SYS(ptrace),
-                  SCMP_SYS(process_vm_readv),
-                  SCMP_SYS(process_vm_writev),
-                  SCMP_SYS(rt_sigaction),
-                  SCMP_SYS(sigaltstack),
-                  SCMP_SYS(setitimer),
-                  SCMP_SYS(alarm),
-                  SCMP_SYS(timer_create),
-                  SCMP_SYS(timerfd_create),
-                  SCMP_SYS(io_uring_setup),
-                  SCMP_SYS(unshare),
-                  SCMP_SYS(setns),
-                  SCMP_SYS(bpf),
-                  SCMP_SYS(perf_event_open),
-                  SCMP_SYS(userfaultfd),
-                  SCMP_SYS(pidfd_open),
-                  SCMP_SYS(pidfd_getfd),
-                  SCMP_SYS(pidfd_send_signal)})
-      deny(s, EPERM);
-    // clone3 takes its flags in memory a filter cannot read: "not implemented" makes the C
-    // library fall back to clone, which is denied above.
-    deny(SCMP_SYS(clone3), ENOSYS);
-    // Signals to itself only (abort() and raise() still work).
-    const scmp_datum_t self = static_cast<scmp_datum_t>(getpid());
-    if (rc == 0)
-      rc =
-          seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
-    if (rc == 0)
-      rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1,
-                            SCMP_A0(SCMP_CMP_NE, self));
-    deny(SCMP_SYS(tkill), EPERM);
-    // No file opened for writing: the driver opens its device files read-write for every new
-    // CUDA context (cuCtxCreate: 18 more descriptors on an H200), so no context can be made
-    // beside the one the fence synchronises; and no process's memory (/proc/PID/mem) can be
-    // written. Reading stays allowed (dlopen opens the student's library read-only).
-    if (writes_too) {
-      for (const scmp_datum_t flag : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC}) {
-        if (rc == 0)
-          rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1,
-                                SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag));
-        if (rc == 0)
-          rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 1,
-                                SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag));
-      }
-      deny(SCMP_SYS(creat), EACCES);
-      // openat2 takes its flags in memory: "not implemented" (the C library's open uses openat).
-      deny(SCMP_SYS(openat2), ENOSYS);
-      deny(SCMP_SYS(open_by_handle_at), EPERM);
-    }
-  } else {
-    // No new executable memory: the loaded code stays as it was linked.
-    for (int s : {SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(pkey_mprotect)})
-      if (rc == 0)
-        rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), s, 1,
-                              SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-  }
-  if (rc == 0) rc = seccomp_load(f);
-  seccomp_release(f);
-  return rc == 0 ? "" : std::string("seccomp: ") + std::strerror(-rc);
 }
 
 // Nothing left of how the process was started: the environment (which /proc/self/environ shows
@@ -496,9 +416,8 @@ int main(int argc, char** argv) {
   close_range(kChannel + 1, ~0U, 0);
   if (!area_problem.empty()) return not_serving(area_problem);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  // Not open to the other cudalab-serve process of the check (the same user): no /proc/PID/mem,
-  // no ptrace of this one, whatever the file in that one finds to call.
-  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // Not open to the other cudalab-serve process of the check (confine.h).
+  serve::make_undumpable();
 
   // 1. The context, made while threads are allowed (the driver starts some of its own).
   CUdevice device = 0;
@@ -529,7 +448,8 @@ int main(int argc, char** argv) {
   forget_start(argc, argv);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return not_serving(std::string("PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
-  if (const std::string e = forbid(false, counters == nullptr); !e.empty()) return not_serving(e);
+  if (const std::string e = serve::confine_before_loading(counters == nullptr); !e.empty())
+    return not_serving(e);
 
   // The student's code, confined from its first constructor on.
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -539,7 +459,7 @@ int main(int argc, char** argv) {
   }
   auto dispatch = reinterpret_cast<cudalab_dispatch_fn>(dlsym(handle, "cudalab_serve_dispatch"));
   if (dispatch == nullptr) return not_serving("the candidate library has no dispatch");
-  if (const std::string e = forbid(true, false); !e.empty()) return not_serving(e);
+  if (const std::string e = serve::confine_after_loading(); !e.empty()) return not_serving(e);
 
   wire::Writer ready;
   ready.u8(static_cast<std::uint8_t>(wire::Status::ok));
