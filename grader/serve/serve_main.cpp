@@ -417,7 +417,8 @@ int main(int argc, char** argv) {
   if (!area_problem.empty()) return not_serving(area_problem);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // Not open to the other cudalab-serve process of the check (confine.h).
-  serve::make_undumpable();
+  if (!serve::make_undumpable())
+    return not_serving(std::string("PR_SET_DUMPABLE: ") + std::strerror(errno));
 
   // 1. The context, made while threads are allowed (the driver starts some of its own).
   CUdevice device = 0;
