@@ -98,9 +98,9 @@ def make_submissions(subs):
     # frank: lab 01 includes the reference solution instead of writing a kernel.
     write_tree(os.path.join(subs, "frank"),
                {LAB01: '#include "../../solutions/01-conv1d-basic/conv1d_basic.cu"\n'})
-    # gina: lab 01's file makes the preprocessor read /dev/zero (memory without end, but for the
+    # hana: lab 01's file makes the preprocessor read /dev/zero (memory without end, but for the
     # build's limits).
-    write_tree(os.path.join(subs, "gina"), {LAB01: '#include "/dev/zero"\n', LAB02: a02})
+    write_tree(os.path.join(subs, "hana"), {LAB01: '#include "/dev/zero"\n', LAB02: a02})
     # Not a submission: the LMS's CSV beside them is ignored.
     with open(os.path.join(subs, "grades-export.csv"), "w") as f:
         f.write("student,grade\n")
@@ -133,7 +133,7 @@ def main(argv):
 
     expect(r.returncode == 0, "the batch ends with exit code 0 (exit %d)" % r.returncode)
     students = sorted(os.listdir(os.path.join(out, "students")))
-    expect(students == ["alice", "bob", "carol", "dave", "erin", "frank", "gina"],
+    expect(students == ["alice", "bob", "carol", "dave", "erin", "frank", "hana"],
            "seven students graded, the CSV export ignored: %s" % students)
     seed = open(os.path.join(out, "seed")).read().strip()
     expect(oct(os.stat(os.path.join(out, "seed")).st_mode & 0o777) == "0o600", "the seed is 0600")
@@ -176,11 +176,11 @@ def main(argv):
            "each student who handed in a report.md has an analysis.html, the others none")
     expect("README.md" in ignored and "escape.cu" in ignored and "conv1d_basic.cu" in ignored,
            "erin: the README, the climbing path and the link are ignored and listed")
-    gina01 = checks(out, "gina", "01")
-    expect(all(c["status"] == "failed" and "does not compile" in c["message"] for c in gina01),
-           "gina: lab 01 (#include \"/dev/zero\") does not compile, within the build's limits")
-    expect(not any(c["status"] == "failed" for c in checks(out, "gina", "02")),
-           "gina: lab 02 is graded normally")
+    hana01 = checks(out, "hana", "01")
+    expect(all(c["status"] == "failed" and "does not compile" in c["message"] for c in hana01),
+           "hana: lab 01 (#include \"/dev/zero\") does not compile, within the build's limits")
+    expect(not any(c["status"] == "failed" for c in checks(out, "hana", "02")),
+           "hana: lab 02 is graded normally")
     frank01 = checks(out, "frank", "01")
     expect(all(c["status"] == "failed" and "banned" in c["message"] for c in frank01),
            "frank: lab 01 is banned by the audit")

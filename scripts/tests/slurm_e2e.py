@@ -4,8 +4,8 @@
 It installs what is missing of Debian's slurmctld, slurmd, slurm-client and munge, makes a
 one-node cluster of this host in a temporary folder (no accounting daemon; a GPU gres of two fake
 device nodes, so that each task gets CUDA_VISIBLE_DEVICES as on a real node, and with cgroup v1
-the device constraint of a real cluster, checked; MaxArraySize 4, so that six submissions need
-two job arrays), starts its daemons and stops them at the end. Then it grades the six synthetic
+the device constraint of a real cluster, checked; MaxArraySize 4, so that seven submissions need
+two job arrays), starts its daemons and stops them at the end. Then it grades the seven synthetic
 submissions of batch_e2e.py through the job arrays and the collector, and checks that the class
 CSV and each student's report are those the single-machine batch made of the same submissions
 with the same seed (GPU checks skipped on both), that the tasks reused the single-machine
@@ -42,7 +42,7 @@ from grader.classroom import base, grading, slurm  # noqa: E402
 
 PACKAGES = ["slurmctld", "slurmd", "slurm-client", "munge"]
 PORTS = (16817, 16818)  # not Slurm's defaults: a Slurm of the machine's own is left alone
-MAX_ARRAY_SIZE = 4  # six submissions: two job arrays
+MAX_ARRAY_SIZE = 4  # seven submissions: two job arrays
 TIME_LIMIT = 600  # seconds for the whole test once the packages are there (it takes about 130)
 
 
@@ -319,10 +319,10 @@ def main(argv):
             ref, "students"))), "the manifest: one line per submission (%d)" % len(manifest))
         scripts = [open(os.path.join(out, "slurm", n)).read()
                    for n in ("array-1.sbatch", "array-2.sbatch", "collect.sbatch")]
-        expect("--array=0-3%1" in scripts[0] and "--array=0-1%1" in scripts[1] and
+        expect("--array=0-3%1" in scripts[0] and "--array=0-2%1" in scripts[1] and
                "--dependency=afterany:%s" % ids[0] in scripts[1] and
                "--dependency=afterany:%s:%s" % (ids[0], ids[1]) in scripts[2],
-               "arrays of 4 and 2 tasks, one at a time, the second after the first, the "
+               "arrays of 4 and 3 tasks, one at a time, the second after the first, the "
                "collector after both")
         busy = sh(batch_e2e.BATCH + [subs, "--out", out, "--slurm", "--max-parallel", "1"] + common,
                   env=batch_e2e.env())
@@ -333,14 +333,14 @@ def main(argv):
         metas = [grading.read_meta(os.path.join(out, "students", s)) or {} for s, _ in
                  manifest.values()]
         busy = sum(m.get("build_seconds", 0) + m.get("grade_seconds", 0) for m in metas)
-        log("6 submissions graded through Slurm, one task at a time, in %.0f s from the "
+        log("7 submissions graded through Slurm, one task at a time, in %.0f s from the "
             "submission to the collector's end: %.0f s building and grading, %.0f s for the "
             "rest (Slurm, the worker's check, the reports)" % (wall, busy, wall - busy))
 
         collector_log = os.path.join(out, "slurm", "logs", "collect-%s.out" % ids[-1])
         collected = open(collector_log).read() if os.path.exists(collector_log) else ""
-        expect("collect: 6 graded, 0 ended before grading finished, 0 never ran" in collected,
-               "the collector ran after the tasks and found the six graded")
+        expect("collect: 7 graded, 0 ended before grading finished, 0 never ran" in collected,
+               "the collector ran after the tasks and found the seven graded")
         csv_ref = open(os.path.join(ref, "class", "grades.csv")).read()
         csv_path = os.path.join(out, "class", "grades.csv")
         csv_slurm = open(csv_path).read() if os.path.exists(csv_path) else ""
