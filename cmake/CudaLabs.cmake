@@ -162,8 +162,9 @@ endfunction()
 function(cudalab_sanitizer_test test tool labels)
   cmake_parse_arguments(ARG "CLEAN" "" "COMMAND" ${ARGN})
   if(CUDALAB_COMPUTE_SANITIZER)
+    # The grade command's options (grader/grade/grade.cpp): device frames only, 16 hazards shown.
     add_test(NAME ${test} COMMAND ${CUDALAB_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 86
-             ${ARG_COMMAND})
+             --show-backtrace device --print-limit 16 ${ARG_COMMAND})
   else()
     add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: compute-sanitizer not found")
   endif()
