@@ -109,6 +109,11 @@ def student_builds(build, manifest):
     (the build's cudalab-labs.tsv rows by lab): the graders, link checks, runners and candidate
     libraries that link them, the compiler's messages, and CMake's object, PTX and device-link
     folders of those targets (the student's object is one of them)."""
+    targets = os.path.join(build, "CMakeFiles")
+    try:
+        names = os.listdir(targets)
+    except FileNotFoundError:
+        names = []
     paths = []
     for lab, fields in sorted(manifest.items()):
         short = fields[1]
@@ -116,11 +121,6 @@ def student_builds(build, manifest):
             "lab%s-grader-student" % lab, "lab%s-student-link-check" % lab,
             "lab%s-%s" % (lab, short), "liblab%s-candidate-student.so" % lab,
             "lab%s-student-compile.txt" % lab)]
-        targets = os.path.join(build, "CMakeFiles")
-        try:
-            names = os.listdir(targets)
-        except FileNotFoundError:
-            names = []
         for name in names:
             if (name.startswith("lab%s_student" % lab) or name in (
                     "lab%s-candidate-student.dir" % lab, "lab%s-grader-student.dir" % lab,
