@@ -134,21 +134,46 @@ function(cudalab_discover_tests exe prefix label)
   catch_discover_tests(${exe} TEST_PREFIX "${prefix}" PROPERTIES LABELS "${label}" ${ARGN})
 endfunction()
 
-# Timed checks ([perf], [selfcheck]) run alone: timings must not share the GPU. The others run in
-# parallel with each other (ctest -j; the test presets' jobs).
+# Where a test that runs on a GPU runs. A timed one (`how` ALONE) must not share its GPU; the
+# others share. With one GPU (or none), a timed test runs serially (RUN_SERIAL) and the others in
+# parallel (ctest -j; the test presets' jobs). With several (CUDALAB_CTEST_GPUS, the top
+# CMakeLists.txt), CTest's resource allocation hands out the GPUs: each has
+# CUDALAB_CTEST_GPU_SLOTS slots, a timed test takes them all, another one; CTest says which GPU
+# in CTEST_RESOURCE_GROUP_0_GPUS, and the programs make it their CUDA_VISIBLE_DEVICES
+# (cudalab::use_ctest_gpu). `how` SERIAL: alone on the machine whatever the GPUs (it builds).
+#   _cudalab_gpu_properties(<out> ALONE|SHARED|SERIAL)   <out>: a list for set_tests_properties
+function(_cudalab_gpu_properties out how)
+  set(properties "")
+  if(CUDALAB_CTEST_GPUS GREATER 1)
+    set(slots 1)
+    if(NOT how STREQUAL "SHARED")
+      set(slots ${CUDALAB_CTEST_GPU_SLOTS})
+    endif()
+    list(APPEND properties RESOURCE_GROUPS "gpus:${slots}")
+    if(how STREQUAL "SERIAL")
+      list(APPEND properties RUN_SERIAL TRUE)
+    endif()
+  elseif(NOT how STREQUAL "SHARED")
+    list(APPEND properties RUN_SERIAL TRUE)
+  endif()
+  set(${out} "${properties}" PARENT_SCOPE)
+endfunction()
+
+# Timed checks ([perf], [selfcheck]) have their GPU to themselves; the others share.
 function(_cudalab_discover exe prefix label)
   foreach(tag IN LISTS ARGN)
-    set(serial FALSE)
+    set(how SHARED)
     if(tag STREQUAL "perf" OR tag STREQUAL "selfcheck")
-      set(serial TRUE)
+      set(how ALONE)
     endif()
+    _cudalab_gpu_properties(gpu ${how})
     catch_discover_tests(${exe}
       TEST_SPEC "[${tag}]"
       TEST_PREFIX "${prefix}"
       PROPERTIES LABELS "${label}/${tag}"
                  SKIP_REGULAR_EXPRESSION "SKIPPED: "
-                 RUN_SERIAL ${serial}
-                 TIMEOUT 300)
+                 TIMEOUT 300
+                 ${gpu})
   endforeach()
 endfunction()
 
@@ -168,10 +193,11 @@ function(cudalab_sanitizer_test test tool labels)
   else()
     add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: compute-sanitizer not found")
   endif()
+  _cudalab_gpu_properties(gpu SHARED)
   set_tests_properties(${test} PROPERTIES LABELS "${labels}"
     ENVIRONMENT "CUDALAB_GUARD_BYTES=0;CUDALAB_SANITIZE=1"
     SKIP_REGULAR_EXPRESSION "no CUDA device;SKIPPED: compute-sanitizer not found"
-    TIMEOUT 600)
+    TIMEOUT 600 ${gpu})
   if(ARG_CLEAN)
     set_tests_properties(${test} PROPERTIES
       FAIL_REGULAR_EXPRESSION "=========[^\n]*Race reported;=========[^\n]*SUMMARY: [1-9]")
@@ -547,9 +573,16 @@ function(cudalab_add_lab name)
       LABELS "${variant_label}"
       SKIP_REGULAR_EXPRESSION "SKIPPED: "
       TIMEOUT 1800)
-    # Timed checks must not share the GPU, and a link attempt runs the build: those run alone.
-    if(NOT variant IN_LIST untimed OR variant IN_LIST link_rejected)
-      set_tests_properties(${lab}/variant/${variant} PROPERTIES RUN_SERIAL TRUE)
+    # Timed checks must not share the GPU, and a link attempt runs the build (alone).
+    set(how SHARED)
+    if(variant IN_LIST link_rejected)
+      set(how SERIAL)
+    elseif(NOT variant IN_LIST untimed)
+      set(how ALONE)
+    endif()
+    _cudalab_gpu_properties(gpu ${how})
+    if(gpu)
+      set_tests_properties(${lab}/variant/${variant} PROPERTIES ${gpu})
     endif()
   endforeach()
 

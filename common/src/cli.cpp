@@ -5,13 +5,49 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cudalab/check.h"
 #include "cudalab/device_info.h"
 
 namespace cudalab {
 
+std::string use_ctest_gpu() {
+  const char* given = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (given == nullptr) return "";
+  const std::string text = given;
+  const std::size_t comma = text.find(',');
+  const std::string id = text.rfind("id:", 0) == 0 ? text.substr(3, comma - 3) : "";
+  if (id.empty() || id.size() > 4 || id.find_first_not_of("0123456789") != std::string::npos)
+    return "";
+  std::string gpu = id;
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+      visible != nullptr && *visible != '\0') {
+    std::vector<std::string> names;
+    std::string name;
+    for (const char* c = visible;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        names.push_back(name);
+        name.clear();
+        if (*c == '\0') break;
+      } else {
+        name += *c;
+      }
+    }
+    const auto index = static_cast<std::size_t>(std::stoi(id));
+    if (index >= names.size()) return "";
+    gpu = names[index];
+  }
+  setenv("CUDA_VISIBLE_DEVICES", gpu.c_str(), 1);
+  for (const char* variable :
+       {"CTEST_RESOURCE_GROUP_0_GPUS", "CTEST_RESOURCE_GROUP_0", "CTEST_RESOURCE_GROUP_COUNT"})
+    unsetenv(variable);
+  return gpu;
+}
+
 int guarded_main(const char* program, const std::function<int()>& body) {
+  use_ctest_gpu();
   try {
     return body();
   } catch (const HelpRequested& e) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -196,5 +197,76 @@ TEST_CASE("require_cuda_device agrees with has_cuda_device and names the reason"
     } catch (const std::runtime_error& e) {
       CHECK(std::string(e.what()).rfind("no CUDA device", 0) == 0);
     }
+  }
+}
+
+namespace {
+
+// Sets (or with nullptr, removes) an environment variable; puts the old value back on exit.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value != nullptr)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+std::string env_or_unset(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "(unset)" : value;
+}
+
+}  // namespace
+
+TEST_CASE("use_ctest_gpu makes the GPU CTest gave the only one CUDA sees", "[common][cli]") {
+  ScopedEnv group("CTEST_RESOURCE_GROUP_0_GPUS", "id:2,slots:8");
+  ScopedEnv count("CTEST_RESOURCE_GROUP_COUNT", "1");
+  SECTION("an id, nothing visible before: the id") {
+    ScopedEnv visible("CUDA_VISIBLE_DEVICES", nullptr);
+    CHECK(cudalab::use_ctest_gpu() == "2");
+    CHECK(env_or_unset("CUDA_VISIBLE_DEVICES") == "2");
+    // CTest's variables are gone: a process this one starts keeps GPU 2 and maps nothing again.
+    CHECK(env_or_unset("CTEST_RESOURCE_GROUP_0_GPUS") == "(unset)");
+    CHECK(env_or_unset("CTEST_RESOURCE_GROUP_COUNT") == "(unset)");
+    CHECK(cudalab::use_ctest_gpu().empty());
+    CHECK(env_or_unset("CUDA_VISIBLE_DEVICES") == "2");
+  }
+  SECTION("an id counts the GPUs CUDA_VISIBLE_DEVICES named") {
+    ScopedEnv visible("CUDA_VISIBLE_DEVICES", "4,5,GPU-abc,7");
+    CHECK(cudalab::use_ctest_gpu() == "GPU-abc");
+    CHECK(env_or_unset("CUDA_VISIBLE_DEVICES") == "GPU-abc");
+  }
+  SECTION("an id past the GPUs named changes nothing") {
+    ScopedEnv visible("CUDA_VISIBLE_DEVICES", "4");
+    CHECK(cudalab::use_ctest_gpu().empty());
+    CHECK(env_or_unset("CUDA_VISIBLE_DEVICES") == "4");
+  }
+}
+
+TEST_CASE("use_ctest_gpu changes nothing without CTest's variable or with one it cannot read",
+          "[common][cli]") {
+  ScopedEnv visible("CUDA_VISIBLE_DEVICES", "3");
+  for (const char* given : {static_cast<const char*>(nullptr), "", "id:,slots:1", "slots:1,id:2",
+                            "id:x1,slots:1", "id:123456789,slots:1", "id:-1,slots:1"}) {
+    CAPTURE(given == nullptr ? "(unset)" : given);
+    ScopedEnv group("CTEST_RESOURCE_GROUP_0_GPUS", given);
+    CHECK(cudalab::use_ctest_gpu().empty());
+    CHECK(env_or_unset("CUDA_VISIBLE_DEVICES") == "3");
   }
 }

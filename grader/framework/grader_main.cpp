@@ -29,6 +29,7 @@ using ListenerBase = Catch::EventListenerBase;
 using ListenerBase = Catch::TestEventListenerBase;
 #endif
 
+#include "cudalab/cli.h"
 #include "cudalab/timing.h"
 #include "grading_state.h"
 #include "record.h"
@@ -194,6 +195,7 @@ CATCH_REGISTER_LISTENER(GradeListener)
 
 int main(int argc, char* argv[]) {
   cudalab::trace("main");
+  cudalab::use_ctest_gpu();  // ctest on several GPUs: the one it gave this test
   Catch::Session session;
   if (const int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
   // Parsed: the command line (the check's name) is no longer in /proc/PID/cmdline, which any

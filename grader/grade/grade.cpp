@@ -1112,7 +1112,9 @@ int grade(Options o) {
   for (const auto& lab : labs) runs.push_back(std::make_unique<LabRun>(lab));
   const int jobs = untimed_jobs(o, report);
   run_untimed(runs, report, o, jobs, progress);
+  report.untimed_seconds = run_time.seconds();
   run_timed(runs, o, progress);
+  report.timed_seconds = run_time.seconds() - report.untimed_seconds;
   progress.clear();
   for (auto& run : runs) {
     if (!run->audit_notes.empty()) std::cout << run->audit_notes;

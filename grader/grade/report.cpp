@@ -211,6 +211,11 @@ std::string report_json(const GradeReport& r) {
   w.field("sandbox", r.sandbox);
   w.field("seconds", r.seconds);
   w.field("untimed_jobs", static_cast<std::int64_t>(r.untimed_jobs));
+  w.key("phases")
+      .begin_object()
+      .field("untimed_seconds", r.untimed_seconds)
+      .field("timed_seconds", r.timed_seconds)
+      .end_object();
   w.field("points", r.points()).field("max_points", r.max_points()).field("failed", r.failed());
   w.key("labs").begin_array();
   for (const auto& lab : r.labs) {
@@ -362,6 +367,13 @@ std::string summary_table(const GradeReport& r, bool color) {
   std::snprintf(line, sizeof line, "  %-29s %9s %41.1f\n", "total",
                 points_text(r.points(), r.max_points()).c_str(), r.seconds);
   out << line;
+  if (r.timed_seconds > 0.0) {
+    std::snprintf(line, sizeof line,
+                  "  (%.1f s untimed checks, sanitizers and profiles, %d at once; %.1f s timed "
+                  "checks, alone)\n",
+                  r.untimed_seconds, r.untimed_jobs, r.timed_seconds);
+    out << line;
+  }
   int no_device = 0;
   for (const auto& lab : r.labs)
     for (const auto& c : lab.checks) no_device += skipped_for_no_device(c);

@@ -36,6 +36,10 @@ struct GradeReport {
   std::string source_dir;
   std::vector<LabResult> labs;
   double seconds = 0.0;  // wall time of the whole grade (the build not included)
+  // Of it: the untimed checks, sanitizers and profiles (run `untimed_jobs` at once), then the
+  // timed checks (alone).
+  double untimed_seconds = 0.0;
+  double timed_seconds = 0.0;
   int untimed_jobs = 1;  // untimed checks run this many at once (timed ones alone)
   double points() const;
   int max_points() const;

@@ -28,7 +28,16 @@ class HelpRequested : public std::runtime_error {
 
 // Runs `body`, mapping exceptions to one-line errors and exit codes (UsageError -> 2,
 // anything else -> 1; HelpRequested prints the help, 0). `body` returns the exit code on success.
+// It first takes the GPU ctest gave the program, if any (use_ctest_gpu).
 int guarded_main(const char* program, const std::function<int()>& body);
+
+// Under ctest with several GPUs (cmake/CudaLabs.cmake, _cudalab_gpu_properties), CTest names the
+// test's GPU in CTEST_RESOURCE_GROUP_0_GPUS ("id:<n>,slots:<k>"; <n> counts the GPUs visible at
+// configure time). This makes it the only one CUDA sees (CUDA_VISIBLE_DEVICES: <n>, or the n-th
+// entry of a CUDA_VISIBLE_DEVICES already set) and removes CTest's variables, so that the
+// processes this one starts keep that GPU. Call it before the first CUDA call; without CTest's
+// variables (or with ones it cannot read) it changes nothing. Returns the GPU taken, or "".
+std::string use_ctest_gpu();
 
 // Parses a decimal integer in [lo, hi]; throws UsageError naming `what` otherwise.
 std::int64_t parse_int_in_range(const std::string& text, const std::string& what, std::int64_t lo,
