@@ -83,7 +83,8 @@ struct Options {
   int sanitizer_checks = -1;  // correctness checks per sanitizer process (0: all of the lab's;
                               // -1: auto, sanitizer_group_size)
   bool sanitize = true;
-  bool profile = true;  // on a GPU, the profile of each [profile] performance check
+  bool profile = true;   // on a GPU, the profile of each [profile] performance check
+  bool isolate = false;  // every check in a process of its own (run_checks)
   bool list = false;
   std::string json, gradescope, junit;
   bool color = false;
@@ -181,6 +182,9 @@ Options parse(int argc, char** argv) {
       ("sandbox", "run each check in a bubblewrap sandbox: auto (when bwrap works here), on "
        "(required) or off", value<std::string>()->default_value("auto"))
       ("no-sanitize", "skip the compute-sanitizer checks")
+      ("isolate", "run every check in a grader process of its own (slower: by default a lab's "
+       "untimed checks share a few processes, its timed ones one, and a check that fails there "
+       "is run again alone)")
       ("no-profile", "leave out the profile of the performance case (the student's kernel beside "
        "the reference's, read from the GPU's counters)")
       ("json", "write the JSON report here (default: grade-report.json in the build folder)",
@@ -226,6 +230,7 @@ Options parse(int argc, char** argv) {
         static_cast<int>(cudalab::parse_int_in_range(per, "--sanitizer-checks", 0, 1000));
   o.sanitize = r.count("no-sanitize") == 0;
   o.profile = r.count("no-profile") == 0;
+  o.isolate = r.count("isolate") > 0;
   o.memory_gib =
       cudalab::parse_int_in_range(r["memory-limit"].as<std::string>(), "--memory-limit", 1, 4096);
   o.sandbox =
@@ -431,6 +436,84 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
              : r.status == "passed" ? r.points
                                     : std::clamp(r.earned, 0.0, static_cast<double>(r.points));
   return r;
+}
+
+// Several checks of a lab in one grader process: the grader, its CUDA context and the
+// candidate's and reference's processes start once for all of them rather than once each (on an
+// H200, starting them took most of a correctness check's 0.6 s, and the starts of parallel
+// checks wait for each other in the driver). Nothing the verdict depends on moves: the judge
+// still owns every check's inputs, expected values and comparison. A record of the group is kept
+// only when the process ended as a grader does, with exactly one keyed record per check (no
+// crash, time-out, signal or foreign line); and only if the check passed (or earned partial
+// credit, or was skipped): a check that failed, and every check of a group that did not end so,
+// gets its verdict from a process of its own (run_check), so that what an earlier check of the
+// group left behind (memory the file did not free, its state) never costs a check its points.
+// `seconds` gets each check's share of the group's time plus its own run's.
+std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<CheckRecord>& checks,
+                                    const Options& o, std::vector<double>* seconds) {
+  std::vector<CheckRecord> results(checks.size());
+  seconds->assign(checks.size(), 0.0);
+  std::vector<bool> decided(checks.size(), false);
+  if (checks.size() > 1 && !o.isolate) {
+    const Stopwatch time;
+    std::string spec;  // Catch2: a comma between test specs means "or"
+    for (const auto& c : checks) spec += (spec.empty() ? "" : ",") + exact_spec(c.name);
+    ChannelRun run;
+    bool clean = true;
+    try {
+      run = run_with_channel({exe, spec, "--order", "decl"}, grader_env(o),
+                             o.timeout_s * static_cast<double>(checks.size()), o);
+    } catch (const std::exception&) {
+      clean = false;  // each check alone says what went wrong
+    }
+    const ProcessResult& p = run.process;
+    std::map<std::string, std::vector<const CheckRecord*>> by_name;
+    for (const CheckRecord& r : run.records) by_name[r.name].push_back(&r);
+    clean = clean && !p.timed_out && p.signal == 0 && run.foreign == 0 &&
+            run.records.size() == checks.size();
+    std::size_t failed = 0;
+    for (const CheckRecord& c : checks) {
+      const auto it = by_name.find(c.name);
+      if (it == by_name.end() || it->second.size() != 1) {
+        clean = false;
+        continue;
+      }
+      const std::string& status = it->second.front()->status;
+      if (status != "passed" && status != "partial" && status != "failed" && status != "skipped")
+        clean = false;
+      failed += status == "failed";
+    }
+    // A grader exits non-zero when a check failed; with none failed, a non-zero exit is a
+    // process that did not end as a grader does.
+    if (failed == 0 && p.exit_code != 0) clean = false;
+    const double share = time.seconds() / static_cast<double>(checks.size());
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+      (*seconds)[i] = share;
+      if (!clean) continue;
+      const CheckRecord& got = *by_name[checks[i].name].front();
+      if (got.status == "failed") continue;
+      CheckRecord r = got;
+      r.name = checks[i].name;
+      r.tags = checks[i].tags;
+      r.points = checks[i].points;
+      r.earned = r.status == "passed"    ? r.points
+                 : r.status == "partial" ? std::clamp(r.earned, 0.0, static_cast<double>(r.points))
+                                         : 0.0;
+      results[i] = std::move(r);
+      decided[i] = true;
+    }
+  }
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    if (decided[i]) continue;
+    const Stopwatch time;
+    try {
+      results[i] = run_check(exe, checks[i], o);
+    } catch (const std::exception& e) {
+      results[i] = failed_check(checks[i], std::string("grading error: ") + e.what());
+    }
+    (*seconds)[i] += time.seconds();
+  }
+  return results;
 }
 
 // Whether compute-sanitizer <tool> runs on this lab: a record that says why not (skipped, or
@@ -984,38 +1067,66 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
       }
       // On a GPU a technique check reads the performance counters, which serve one process at
       // a time: the technique checks run one after another in the pool's serial lane, beside the
-      // other checks.
+      // other checks, each in a process of its own (its candidate's process counted from its
+      // start). The others run in groups that share a process (run_checks): all of a lab's in one
+      // when several labs are graded (their groups fill the jobs), spread over the jobs when a lab
+      // is graded alone.
+      std::vector<std::vector<std::size_t>> groups;
+      std::vector<bool> serial;
+      std::vector<std::size_t> shared;
       for (const std::size_t ci : run->untimed) {
-        const bool counted =
-            report.has_device && run->listed[ci].tags.find("[technique]") != std::string::npos;
+        if (report.has_device && run->listed[ci].tags.find("[technique]") != std::string::npos) {
+          groups.push_back({ci});
+          serial.push_back(true);
+        } else {
+          shared.push_back(ci);
+        }
+      }
+      const std::size_t per = sanitizer_group_size(shared.size(), 1, -1, alone_jobs);
+      for (std::size_t i = 0; i < shared.size(); i += per) {
+        groups.emplace_back(
+            shared.begin() + static_cast<std::ptrdiff_t>(i),
+            shared.begin() + static_cast<std::ptrdiff_t>(std::min(i + per, shared.size())));
+        serial.push_back(false);
+      }
+      for (std::size_t g = 0; g < groups.size(); ++g) {
         pool.add(
-            [run, ci, alone_jobs, &report, &o, &pool, &progress] {
-              const CheckRecord& listed = run->listed[ci];
-              progress.started("lab " + run->lab.id + ": " + listed.name);
-              const Stopwatch time;
-              CheckRecord r;
+            [run, group = groups[g], alone_jobs, &report, &o, &pool, &progress] {
+              std::vector<CheckRecord> listed;
+              for (const std::size_t ci : group) listed.push_back(run->listed[ci]);
+              progress.started("lab " + run->lab.id + ": " +
+                               (listed.size() == 1 ? listed.front().name
+                                                   : std::to_string(listed.size()) + " checks"));
+              std::vector<CheckRecord> results;
+              std::vector<double> seconds;
               try {
-                r = run_check(run->exe, listed, o);
+                results = run_checks(run->exe, listed, o, &seconds);
               } catch (const std::exception& e) {
-                r = grading_error(listed, e);
+                results.clear();
+                for (const CheckRecord& c : listed) results.push_back(grading_error(c, e));
+                seconds.assign(listed.size(), 0.0);
               }
               bool last = false;
               {
                 std::lock_guard<std::mutex> lock(run->mutex);
-                if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
-                  run->correctness_passed = false;
-                if (r.status == "skipped") run->skipped_plain.insert(r.name);
-                run->seconds[ci] = time.seconds();
-                run->results[ci] = std::move(r);
-                last = --run->untimed_left == 0;
+                for (std::size_t i = 0; i < group.size(); ++i) {
+                  CheckRecord& r = results[i];
+                  if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
+                    run->correctness_passed = false;
+                  if (r.status == "skipped") run->skipped_plain.insert(r.name);
+                  run->seconds[group[i]] = seconds[i];
+                  run->results[group[i]] = std::move(r);
+                }
+                run->untimed_left -= group.size();
+                last = run->untimed_left == 0;
               }
-              progress.finished();
+              for (std::size_t i = 0; i < group.size(); ++i) progress.finished();
               if (last) {
                 schedule_sanitizers(*run, report, o, alone_jobs, pool, progress);
                 schedule_profiles(*run, report, o, pool, progress);
               }
             },
-            counted ? JobPool::Lane::serial : JobPool::Lane::any);
+            serial[g] ? JobPool::Lane::serial : JobPool::Lane::any);
       }
     });
   }
@@ -1037,20 +1148,37 @@ void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
                SharedProgress& progress) {
   for (auto& run : runs) {
     if (run->finished) continue;
+    // A lab's timed checks in one process (run_checks), one lab after another.
+    std::vector<std::size_t> to_run;
+    std::vector<CheckRecord> listed;
     for (const std::size_t ci : run->timed) {
-      const CheckRecord& listed = run->listed[ci];
-      progress.started("lab " + run->lab.id + ": " + listed.name + " (timed, alone)");
-      if (!run->correctness_passed && listed.tags.find("[perf]") != std::string::npos) {
-        run->results[ci] = failed_check(listed, "not run: the correctness checks must pass first");
-      } else {
-        const Stopwatch time;
-        try {
-          run->results[ci] = run_check(run->exe, listed, o);
-        } catch (const std::exception& e) {
-          run->results[ci] = grading_error(listed, e);
-        }
-        run->seconds[ci] = time.seconds();
+      if (!run->correctness_passed && run->listed[ci].tags.find("[perf]") != std::string::npos) {
+        run->results[ci] =
+            failed_check(run->listed[ci], "not run: the correctness checks must pass first");
+        continue;
       }
+      to_run.push_back(ci);
+      listed.push_back(run->listed[ci]);
+    }
+    if (!to_run.empty()) {
+      progress.started("lab " + run->lab.id + ": " +
+                       (listed.size() == 1 ? listed.front().name
+                                           : std::to_string(listed.size()) + " timed checks") +
+                       " (alone)");
+      std::vector<double> seconds;
+      std::vector<CheckRecord> results;
+      try {
+        results = run_checks(run->exe, listed, o, &seconds);
+      } catch (const std::exception& e) {
+        for (const CheckRecord& c : listed) results.push_back(grading_error(c, e));
+        seconds.assign(listed.size(), 0.0);
+      }
+      for (std::size_t i = 0; i < to_run.size(); ++i) {
+        run->results[to_run[i]] = std::move(results[i]);
+        run->seconds[to_run[i]] = seconds[i];
+      }
+    }
+    for (const std::size_t ci : run->timed) {
       if (const auto p = run->profiles.find(ci); p != run->profiles.end())
         add_profile(run->results[ci], p->second, &run->seconds[ci]);
       progress.finished();

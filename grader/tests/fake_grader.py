@@ -1,0 +1,69 @@
+"""A stand-in for a lab's grader, for grader/tests/test_grouped_checks.py.
+
+It speaks the record channel as grader/framework/grader_main.cpp does (CUDALAB_CHANNEL names the
+descriptor holding the key and the one taking the records), lists its checks under
+CUDALAB_LIST_CHECKS=1, and otherwise runs the checks its test spec names, as the file `mode` in
+FAKE_GRADER_DIR says: "plain" (every check passes), "fail-in-group" (beta fails when it shares the
+process with other checks, passes alone), "fails-alone-too" (beta always fails), "crash-in-group"
+(the process kills itself after its first record when it runs several checks), "forged" (a line
+without the key among its records), "nonzero" (every check passes, the process exits 3). Each run
+is logged to calls.log there: "list", "group:<names>" or "one:<name>".
+"""
+import os
+import signal
+import sys
+
+CHECKS = [
+    ("alpha", "[lab99][correctness]", 10),
+    ("beta", "[lab99][correctness]", 10),
+    ("gamma", "[lab99][correctness]", 10),
+    ("delta", "[lab99][perf]", 20),
+    ("epsilon", "[lab99][selfcheck]", 0),
+]
+
+
+def main():
+    here = os.environ["FAKE_GRADER_DIR"]
+    with open(os.path.join(here, "mode")) as f:
+        mode = f.read().strip()
+    key_fd, record_fd = (int(x) for x in os.environ["CUDALAB_CHANNEL"].split(","))
+    key = os.read(key_fd, 64).decode()
+    spec = sys.argv[1] if len(sys.argv) > 1 else ""
+    names = [n for n in spec.split(",") if n and not n.startswith("~")]
+    chosen = [c for c in CHECKS if not names or c[0] in names]
+
+    def log(text):
+        with open(os.path.join(here, "calls.log"), "a") as f:
+            f.write(text + "\n")
+
+    def record(name, tags, points, status, message=""):
+        earned = points if status == "passed" else 0
+        line = "%s\tcheck\t%s\t%s\t%d\t%d\t%s\t%s\t\n" % (key, name, tags, points, earned, status,
+                                                        message)
+        os.write(record_fd, line.encode())
+
+    if os.environ.get("CUDALAB_LIST_CHECKS") == "1":
+        log("list")
+        for name, tags, points in chosen:
+            record(name, tags, points, "listed")
+        return 0
+    group = len(chosen) > 1
+    log(("group:" if group else "one:") + ",".join(c[0] for c in chosen))
+    failed = 0
+    for i, (name, tags, points) in enumerate(chosen):
+        status, message = "passed", ""
+        if name == "beta" and (mode == "fails-alone-too" or (mode == "fail-in-group" and group)):
+            status, message = "failed", "beta failed " + ("in a group" if group else "alone")
+        failed += status == "failed"
+        record(name, tags, points, status, message)
+        if group and mode == "crash-in-group" and i == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+    if group and mode == "forged":
+        os.write(record_fd, b"check\talpha\t[lab99][correctness]\t10\t10\tpassed\t\t\n")
+    if group and mode == "nonzero":
+        return 3
+    return min(failed, 255)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

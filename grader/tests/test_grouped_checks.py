@@ -1,0 +1,101 @@
+"""The grade command's grouped checks (grader/grade/grade.cpp, run_checks), against a stand-in
+grader (fake_grader.py) that it lists and runs as it would a lab's: a lab's untimed checks share
+a process and its timed ones another; a record of the group counts only when the process ended as
+a grader does, and only for a check that did not fail; everything else is run again alone.
+
+    test_grouped_checks.py CUDALAB_GRADE
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+GRADE = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class GroupedChecks(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="grouped-checks-")
+        grader = os.path.join(self.dir, "lab99-grader")
+        with open(grader, "w") as f:
+            f.write("#!/bin/sh\nexec %s %s \"$@\"\n" %
+                    (sys.executable, os.path.join(HERE, "fake_grader.py")))
+        os.chmod(grader, 0o755)
+        # The manifest's eleven fields (grade.cpp, read_manifest): no sanitizers, no link check (the
+        # audit, the only reader of the object, is not run on --solutions).
+        fields = ["99", "fake", grader, grader, "", "", "", self.dir, self.dir, "fake.cu", "fake.o"]
+        self.manifest = os.path.join(self.dir, "cudalab-labs.tsv")
+        with open(self.manifest, "w") as f:
+            f.write("\t".join(fields) + "\n")
+
+    def grade(self, mode, *options):
+        with open(os.path.join(self.dir, "mode"), "w") as f:
+            f.write(mode)
+        log = os.path.join(self.dir, "calls.log")
+        if os.path.exists(log):
+            os.remove(log)
+        report = os.path.join(self.dir, "report.json")
+        env = dict(os.environ, FAKE_GRADER_DIR=self.dir)
+        env.pop("CUDALAB_SEED", None)
+        p = subprocess.run([GRADE, "--manifest", self.manifest, "--solutions", "--sandbox", "off",
+                            "--color", "never", "--json", report] + list(options),
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=120)
+        with open(log) as f:
+            calls = [line.strip() for line in f if line.strip() != "list"]
+        with open(report) as f:
+            checks = {c["check"]: c for c in json.load(f)["labs"][0]["checks"]}
+        return p, calls, checks
+
+    def statuses(self, checks):
+        return {name: c["status"] for name, c in checks.items()}
+
+    def test_a_labs_untimed_checks_share_a_process_and_its_timed_ones_another(self):
+        p, calls, checks = self.grade("plain", "--jobs", "1")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertEqual(calls, ["group:alpha,beta,gamma", "group:delta,epsilon"])
+        self.assertTrue(all(c["status"] == "passed" for c in checks.values()), checks)
+        self.assertEqual(checks["alpha"]["points"], 10)
+
+    def test_a_lab_graded_alone_spreads_its_untimed_checks_over_the_jobs(self):
+        _, calls, checks = self.grade("plain", "--jobs", "2")
+        self.assertEqual(sorted(calls[:2]), ["group:alpha,beta", "one:gamma"])
+        self.assertTrue(all(c["status"] == "passed" for c in checks.values()), checks)
+
+    def test_a_check_that_failed_in_the_group_gets_its_verdict_alone(self):
+        p, calls, checks = self.grade("fail-in-group", "--jobs", "1")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertEqual(calls, ["group:alpha,beta,gamma", "one:beta", "group:delta,epsilon"])
+        self.assertEqual(checks["beta"]["status"], "passed")
+
+    def test_a_check_that_fails_alone_too_fails_and_the_timed_checks_wait(self):
+        p, calls, checks = self.grade("fails-alone-too", "--jobs", "1")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertEqual(calls, ["group:alpha,beta,gamma", "one:beta", "one:epsilon"])
+        self.assertEqual(checks["beta"]["status"], "failed")
+        self.assertEqual(checks["beta"]["message"], "beta failed alone")
+        self.assertEqual(checks["alpha"]["status"], "passed")
+        self.assertIn("must pass first", checks["delta"]["message"])
+
+    def test_a_group_that_did_not_end_as_a_grader_does_is_run_again_check_by_check(self):
+        for mode in ("crash-in-group", "forged", "nonzero"):
+            with self.subTest(mode=mode):
+                p, calls, checks = self.grade(mode, "--jobs", "1")
+                self.assertEqual(p.returncode, 0, p.stdout)
+                self.assertEqual(calls, ["group:alpha,beta,gamma", "one:alpha", "one:beta",
+                                         "one:gamma", "group:delta,epsilon", "one:delta",
+                                         "one:epsilon"])
+                self.assertTrue(all(c["status"] == "passed" for c in checks.values()), checks)
+
+    def test_isolate_runs_every_check_alone(self):
+        p, calls, _ = self.grade("plain", "--jobs", "1", "--isolate")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertEqual(calls, ["one:alpha", "one:beta", "one:gamma", "one:delta", "one:epsilon"])
+
+
+if __name__ == "__main__":
+    GRADE = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
