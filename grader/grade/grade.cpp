@@ -183,8 +183,8 @@ Options parse(int argc, char** argv) {
        "(required) or off", value<std::string>()->default_value("auto"))
       ("no-sanitize", "skip the compute-sanitizer checks")
       ("isolate", "run every check in a grader process of its own (slower: by default a lab's "
-       "untimed checks share a few processes, its timed ones one, and a check that fails there "
-       "is run again alone)")
+       "untimed checks share a few processes, and a check that fails there is run again alone; "
+       "timed checks always run alone)")
       ("no-profile", "leave out the profile of the performance case (the student's kernel beside "
        "the reference's, read from the GPU's counters)")
       ("json", "write the JSON report here (default: grade-report.json in the build folder)",
@@ -438,7 +438,7 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
   return r;
 }
 
-// Several checks of a lab in one grader process: the grader, its CUDA context and the
+// Several untimed checks of a lab in one grader process: the grader, its CUDA context and the
 // candidate's and reference's processes start once for all of them rather than once each (on an
 // H200, starting them took most of a correctness check's 0.6 s, and the starts of parallel
 // checks wait for each other in the driver). Nothing the verdict depends on moves: the judge
@@ -1146,39 +1146,23 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
 // lab's correctness checks pass (docs/grading.md); the harness's self-check runs regardless.
 void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
                SharedProgress& progress) {
+  // Each timed check in a process of its own, never grouped (run_checks): a candidate process
+  // that lived on from one timed check to the next could keep what it computed in the first and
+  // answer the second from it, where both read the same inputs (lab 07's formats on one matrix).
+  Options alone = o;
+  alone.isolate = true;
   for (auto& run : runs) {
     if (run->finished) continue;
-    // A lab's timed checks in one process (run_checks), one lab after another.
-    std::vector<std::size_t> to_run;
-    std::vector<CheckRecord> listed;
     for (const std::size_t ci : run->timed) {
-      if (!run->correctness_passed && run->listed[ci].tags.find("[perf]") != std::string::npos) {
-        run->results[ci] =
-            failed_check(run->listed[ci], "not run: the correctness checks must pass first");
-        continue;
+      const CheckRecord& listed = run->listed[ci];
+      progress.started("lab " + run->lab.id + ": " + listed.name + " (timed, alone)");
+      if (!run->correctness_passed && listed.tags.find("[perf]") != std::string::npos) {
+        run->results[ci] = failed_check(listed, "not run: the correctness checks must pass first");
+      } else {
+        std::vector<double> seconds;
+        run->results[ci] = run_checks(run->exe, {listed}, alone, &seconds).front();
+        run->seconds[ci] = seconds.front();
       }
-      to_run.push_back(ci);
-      listed.push_back(run->listed[ci]);
-    }
-    if (!to_run.empty()) {
-      progress.started("lab " + run->lab.id + ": " +
-                       (listed.size() == 1 ? listed.front().name
-                                           : std::to_string(listed.size()) + " timed checks") +
-                       " (alone)");
-      std::vector<double> seconds;
-      std::vector<CheckRecord> results;
-      try {
-        results = run_checks(run->exe, listed, o, &seconds);
-      } catch (const std::exception& e) {
-        for (const CheckRecord& c : listed) results.push_back(grading_error(c, e));
-        seconds.assign(listed.size(), 0.0);
-      }
-      for (std::size_t i = 0; i < to_run.size(); ++i) {
-        run->results[to_run[i]] = std::move(results[i]);
-        run->seconds[to_run[i]] = seconds[i];
-      }
-    }
-    for (const std::size_t ci : run->timed) {
       if (const auto p = run->profiles.find(ci); p != run->profiles.end())
         add_profile(run->results[ci], p->second, &run->seconds[ci]);
       progress.finished();
