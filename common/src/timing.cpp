@@ -18,12 +18,16 @@ void L2Flusher::flush(cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(scratch_.data(), 0, scratch_.bytes(), stream));
 }
 
-void trace(const std::string& what) {
+bool tracing() {
   static const bool on = [] {
     const char* v = std::getenv("CUDALAB_TRACE");
     return v != nullptr && std::string(v) == "1";
   }();
-  if (!on) return;
+  return on;
+}
+
+void trace(const std::string& what) {
+  if (!tracing()) return;
   static const auto t0 = std::chrono::steady_clock::now();
   const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "[cudalab +%.3f s] %s\n", t, what.c_str());

@@ -137,6 +137,15 @@ class OutputChecks {
     if (!found.empty())
       CUDA_CHECK(cudaMemcpy(found.data(), counters_.data(), found.size() * sizeof found[0],
                             cudaMemcpyDeviceToHost));
+    // What was found, for CUDALAB_TRACE=1 (once a check).
+    std::string counts =
+        "outputs checked after " + std::to_string(compared_) + " comparison(s), differences:";
+    for (std::size_t i = 0; i < found.size(); ++i)
+      counts += " " +
+                (i < outputs ? checks_.outputs[i].name
+                             : "unchanged " + checks_.unchanged[i - outputs].name) +
+                " " + std::to_string(found[i].elements);
+    trace(counts);
     for (std::size_t i = 0; i < checks_.unchanged.size(); ++i)
       if (found[outputs + i].elements > 0)
         return "the input " + checks_.unchanged[i].name + " changed during the timed runs (" +

@@ -421,6 +421,10 @@ void write_device_pointer(wire::Writer& w, const void* p) {
   w.raw(&handle, sizeof handle);
   w.u64(reinterpret_cast<CUdeviceptr>(p) - base);
   w.u64(size);
+  if (tracing())  // inside the timed interval: no message built unless it is printed
+    trace("device argument " + std::to_string(reinterpret_cast<CUdeviceptr>(p)) + ": allocation " +
+          std::to_string(base) + " + " + std::to_string(reinterpret_cast<CUdeviceptr>(p) - base) +
+          " of " + std::to_string(size) + " bytes");
 }
 
 }  // namespace

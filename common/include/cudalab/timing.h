@@ -104,6 +104,8 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
 // With CUDALAB_TRACE=1 in the environment, writes "[cudalab +T s] what" to stderr, T the seconds
 // since the process's first trace: where a check's time goes (setup, sampling, comparisons).
 void trace(const std::string& what);
+// Whether trace() prints (CUDALAB_TRACE=1): to build a costly message only when it does.
+bool tracing();
 
 // Convenience for one launch.
 Timing time_launch(const Launch& launch, cudaStream_t stream, const TimingOptions& options = {});
