@@ -41,6 +41,7 @@
 #include "cudalab/cli.h"
 #include "cudalab/cli_options.h"
 #include "cudalab/device_info.h"
+#include "gpu_lock.h"
 #include "grading.h"
 #include "policy.h"
 #include "process.h"
@@ -85,6 +86,7 @@ struct Options {
   bool sanitize = true;
   bool profile = true;   // on a GPU, the profile of each [profile] performance check
   bool isolate = false;  // every check in a process of its own (run_checks)
+  GpuLock gpu_lock;      // shared with the other grades on this GPU (gpu_lock.h); none by default
   bool list = false;
   std::string json, gradescope, junit;
   bool color = false;
@@ -185,6 +187,9 @@ Options parse(int argc, char** argv) {
       ("isolate", "run every check in a grader process of its own (slower: by default a lab's "
        "untimed checks share a few processes, and a check that fails there is run again alone; "
        "timed checks always run alone)")
+      ("gpu-lock", "a lock file that every grade on this GPU names: their untimed checks run "
+       "side by side, each grade's timed checks with nothing else on the GPU (the batch's and "
+       "the service's workers, several on a GPU)", value<std::string>())
       ("no-profile", "leave out the profile of the performance case (the student's kernel beside "
        "the reference's, read from the GPU's counters)")
       ("json", "write the JSON report here (default: grade-report.json in the build folder)",
@@ -231,6 +236,16 @@ Options parse(int argc, char** argv) {
   o.sanitize = r.count("no-sanitize") == 0;
   o.profile = r.count("no-profile") == 0;
   o.isolate = r.count("isolate") > 0;
+  if (r.count("gpu-lock")) {
+    const std::string path = r["gpu-lock"].as<std::string>();
+    if (path.empty()) throw cudalab::UsageError("--gpu-lock: empty path");
+    o.gpu_lock = GpuLock(path);
+    try {
+      o.gpu_lock.check_usable();
+    } catch (const std::exception& e) {
+      throw cudalab::UsageError(std::string("--gpu-lock: ") + e.what());
+    }
+  }
   o.memory_gib =
       cudalab::parse_int_in_range(r["memory-limit"].as<std::string>(), "--memory-limit", 1, 4096);
   o.sandbox =
@@ -959,6 +974,7 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
         const Stopwatch time;
         SanitizerPart part;
         try {
+          const GpuLock::Hold hold = o.gpu_lock.shared();
           part = run_sanitizer_part(run.exe, tool, checks, o);
         } catch (const std::exception& e) {
           part.checks = checks;
@@ -994,6 +1010,7 @@ void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o,
             const Stopwatch time;
             CheckRecord r;
             try {
+              const GpuLock::Hold hold = o.gpu_lock.shared(/*counted=*/true);
               r = run_check(run.exe, check, o, {std::string("CUDALAB_PROFILE=") + side});
             } catch (const std::exception& e) {
               r = grading_error(check, e);
@@ -1091,7 +1108,8 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
       }
       for (std::size_t g = 0; g < groups.size(); ++g) {
         pool.add(
-            [run, group = groups[g], alone_jobs, &report, &o, &pool, &progress] {
+            [run, group = groups[g], counted = serial[g], alone_jobs, &report, &o, &pool,
+             &progress] {
               std::vector<CheckRecord> listed;
               for (const std::size_t ci : group) listed.push_back(run->listed[ci]);
               progress.started("lab " + run->lab.id + ": " +
@@ -1100,6 +1118,7 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
               std::vector<CheckRecord> results;
               std::vector<double> seconds;
               try {
+                const GpuLock::Hold hold = o.gpu_lock.shared(counted);
                 results = run_checks(run->exe, listed, o, &seconds);
               } catch (const std::exception& e) {
                 results.clear();
@@ -1151,6 +1170,10 @@ void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
   // answer the second from it, where both read the same inputs (lab 07's formats on one matrix).
   Options alone = o;
   alone.isolate = true;
+  // Nothing else on the GPU, of any grade that shares it, until the last timed check has run.
+  bool timed = false;
+  for (const auto& run : runs) timed = timed || (!run->finished && !run->timed.empty());
+  const GpuLock::Hold hold = timed ? o.gpu_lock.exclusive() : GpuLock::Hold();
   for (auto& run : runs) {
     if (run->finished) continue;
     for (const std::size_t ci : run->timed) {

@@ -7,11 +7,13 @@ FAKE_GRADER_DIR says: "plain" (every check passes), "fail-in-group" (beta fails 
 process with other checks, passes alone), "fails-alone-too" (beta always fails), "crash-in-group"
 (the process kills itself after its first record when it runs several checks), "forged" (a line
 without the key among its records), "nonzero" (every check passes, the process exits 3). Each run
-is logged to calls.log there: "list", "group:<names>" or "one:<name>".
+is logged to calls.log there: "list", "group:<names>" or "one:<name>" (and to times.log, with the
+time it started).
 """
 import os
 import signal
 import sys
+import time
 
 CHECKS = [
     ("alpha", "[lab99][correctness]", 10),
@@ -35,6 +37,8 @@ def main():
     def log(text):
         with open(os.path.join(here, "calls.log"), "a") as f:
             f.write(text + "\n")
+        with open(os.path.join(here, "times.log"), "a") as f:
+            f.write("%.3f %s\n" % (time.time(), text))
 
     def record(name, tags, points, status, message=""):
         earned = points if status == "passed" else 0

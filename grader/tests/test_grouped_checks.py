@@ -5,11 +5,14 @@ as a grader does, and only for a check that did not fail; everything else is run
 
     test_grouped_checks.py CUDALAB_GRADE
 """
+import fcntl
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 GRADE = None
@@ -35,8 +38,9 @@ class GroupedChecks(unittest.TestCase):
         with open(os.path.join(self.dir, "mode"), "w") as f:
             f.write(mode)
         log = os.path.join(self.dir, "calls.log")
-        if os.path.exists(log):
-            os.remove(log)
+        for name in ("calls.log", "times.log"):
+            if os.path.exists(os.path.join(self.dir, name)):
+                os.remove(os.path.join(self.dir, name))
         report = os.path.join(self.dir, "report.json")
         env = dict(os.environ, FAKE_GRADER_DIR=self.dir)
         env.pop("CUDALAB_SEED", None)
@@ -88,6 +92,43 @@ class GroupedChecks(unittest.TestCase):
                 self.assertEqual(calls, ["group:alpha,beta,gamma", "one:alpha", "one:beta",
                                          "one:gamma", "one:delta", "one:epsilon"])
                 self.assertTrue(all(c["status"] == "passed" for c in checks.values()), checks)
+
+    def started(self):
+        """{entry: when it started} from the stand-in's times.log."""
+        with open(os.path.join(self.dir, "times.log")) as f:
+            return {line.split(" ", 1)[1].strip(): float(line.split(" ", 1)[0]) for line in f}
+
+    def grade_while_held(self, how, seconds):
+        """Grades with --gpu-lock while another grade on the GPU (this test) holds the lock `how`
+        (fcntl.LOCK_SH: its untimed work; LOCK_EX: its timed checks) for `seconds`; returns when
+        it let go, and the stand-in's start times."""
+        path = os.path.join(self.dir, "gpu-0.lock")
+        held = open(path, "a")
+        fcntl.flock(held, how)
+        released = []
+
+        def release():
+            time.sleep(seconds)
+            released.append(time.time())
+            held.close()
+
+        t = threading.Thread(target=release)
+        t.start()
+        p, calls, checks = self.grade("plain", "--jobs", "1", "--gpu-lock", path)
+        t.join()
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertTrue(all(c["status"] == "passed" for c in checks.values()), checks)
+        return released[0], self.started()
+
+    def test_a_grade_sharing_the_gpu_waits_while_another_times_its_checks(self):
+        released, started = self.grade_while_held(fcntl.LOCK_EX, 1.5)
+        self.assertGreaterEqual(started["group:alpha,beta,gamma"], released)
+
+    def test_a_grade_sharing_the_gpu_times_its_checks_once_the_others_untimed_work_ends(self):
+        released, started = self.grade_while_held(fcntl.LOCK_SH, 1.5)
+        self.assertLess(started["group:alpha,beta,gamma"], released)  # beside the other's
+        self.assertGreaterEqual(started["one:delta"], released)
+        self.assertGreaterEqual(started["one:epsilon"], released)
 
     def test_isolate_runs_every_check_alone(self):
         p, calls, _ = self.grade("plain", "--jobs", "1", "--isolate")
