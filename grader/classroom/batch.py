@@ -6,8 +6,9 @@ found by its path in the repository or, when that is unique, by its name, and ea
 report.md, found by its path); anything else is ignored and listed in the student's meta.json.
 The report.md files are not compiled: they are kept in OUT/students/<id>/analysis/.
 
-Each worker (one per GPU, CUDA_VISIBLE_DEVICES set to it) has a copy of the repository and one
-build of the framework, made once. For each submission it puts the skeletons back, copies the
+Each worker (one per GPU, CUDA_VISIBLE_DEVICES set to it; --per-gpu N puts N on each, sharing
+the GPU's lock so that their untimed checks and builds run side by side and each one's timed
+checks alone) has a copy of the repository and one build of the framework, made once. For each submission it puts the skeletons back, copies the
 student's files in, rebuilds only what they compile into (in a bubblewrap sandbox that sees the
 worker's copy and the system, not the submissions or the batch's output), and runs the grade
 command (each check in its own sandbox) with the batch's secret seed. What goes wrong in one
@@ -42,7 +43,8 @@ from grader.classroom.base import OUTPUT_LOCK, PROGRESS_LINE, UsageError, now, s
 from grader.classroom.grading import (Batch, choose, class_reports, clear_outputs,
                                       grade_submission, report_failed, uncounted_reason)
 from grader.classroom.slurm import check_no_live_jobs, collect, run_task, submit_slurm
-from grader.classroom.workers import Worker, claim_worker_folder, detect_gpus, worker_gpus
+from grader.classroom.workers import (Worker, claim_worker_folder, detect_gpus, worker_gpus,
+                                      worker_plan)
 
 
 class Progress:
@@ -86,15 +88,15 @@ def run_here(args, b):
                    len(chosen))
     write_json(os.path.join(b.out, "batch.json"), batch)
     print("batch: %d submission(s), %d to grade now, %d worker(s)%s" % (
-        len(b.submissions), len(chosen), len(gpus),
+        len(b.submissions), len(chosen), len(gpus) * args.per_gpu,
         "" if gpus != [None] else " (no GPU: GPU checks are reported as skipped)"), flush=True)
 
     if chosen:
         workers, locks = [], []  # the folders' locks, held until the batch ends
-        for gpu in gpus[: len(chosen)]:
+        for gpu, gpu_lock in worker_plan(gpus, args.per_gpu, b.work)[: len(chosen)]:
             folder, lock = claim_worker_folder(b.work)
             locks.append(lock)
-            workers.append(Worker(folder, gpu, args, b.labs))
+            workers.append(Worker(folder, gpu, args, b.labs, gpu_lock))
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
             for f in [pool.submit(w.prepare) for w in workers]:
                 f.result()
@@ -162,6 +164,10 @@ def parse(argv):
     p.add_argument("--build-timeout", type=int, default=900,
                    help="seconds for one submission's build (default 900)")
     p.add_argument("--jobs", type=int, default=0, help="untimed checks at once per worker (default: auto)")
+    p.add_argument("--per-gpu", type=int, default=1, metavar="N",
+                   help="workers per GPU, each with its own copy and build: their untimed checks "
+                   "and builds run side by side, each one's timed checks with nothing else on the "
+                   "GPU (default 1)")
     p.add_argument("--allow-uncounted", action="store_true",
                    help="grade even where the GPU's performance counters cannot be read (the "
                    "technique checks with an execution signature are then not verified and earn "
@@ -193,6 +199,8 @@ def parse(argv):
             raise UsageError("--%s must be at least 1" % name.replace("_", "-"))
     if args.jobs < 0:
         raise UsageError("--jobs must be at least 1")
+    if not 1 <= args.per_gpu <= 16:
+        raise UsageError("--per-gpu must be from 1 to 16")
     if args.force and (args.failed or args.only):
         raise UsageError("--force re-grades everything: not with --failed or --only")
     for name in ("max_parallel", "time"):

@@ -3,6 +3,7 @@ repository and one build of the framework, made once and kept between runs, in w
 submission at a time is built (in a bubblewrap sandbox) and graded.
 """
 
+import contextlib
 import fcntl
 import os
 import re
@@ -33,7 +34,8 @@ def tracked_files(root):
 def worker_gpus(requested, detected, visible=None):
     """The GPU of each worker: one worker per GPU asked for (--gpus 0,1), else per GPU that
     CUDA_VISIBLE_DEVICES (`visible`) lets through, else per GPU found; one worker without a GPU
-    when there is none. Two workers never share a GPU: timings never share."""
+    when there is none. A GPU is named once: workers that share one (--per-gpu) share its lock
+    (worker_plan), so that timings never share it."""
     if requested is None and visible is not None and detected:
         requested = visible
         if not visible.strip():
@@ -53,6 +55,40 @@ def worker_gpus(requested, detected, visible=None):
     if detected:
         return [str(i) for i in range(len(detected))]
     return [None]
+
+
+def worker_plan(gpus, per_gpu, work):
+    """[(gpu, lock)]: `per_gpu` workers on each of `gpus`. Workers that share a GPU share its lock
+    file, WORK/gpu-<gpu>.lock, which the grade command takes (--gpu-lock: their untimed checks side
+    by side, each grade's timed checks alone, grader/grade/gpu_lock.h); a worker alone on its GPU,
+    or without one, takes none."""
+    plan = []
+    for _ in range(per_gpu):  # round the GPUs first: a short batch's workers spread over them
+        for gpu in gpus:
+            lock = None
+            if gpu is not None and per_gpu > 1:
+                lock = os.path.join(work, "gpu-%s.lock" % SAFE_ID.sub("_", gpu))
+            plan.append((gpu, lock))
+    return plan
+
+
+@contextlib.contextmanager
+def gpu_shared(lock):
+    """Holds the GPU lock file `lock` shared while the block runs, as the grade command's untimed
+    processes do (grader/grade/gpu_lock.h: through LOCK.turnstile, so that a timed phase waiting
+    goes first): a worker's build must not load the CPUs while another worker on its GPU times
+    its checks. No lock (None): nothing to hold."""
+    if lock is None:
+        yield
+        return
+    with open(lock + ".turnstile", "a") as turnstile:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        held = open(lock, "a")
+        fcntl.flock(held, fcntl.LOCK_SH)
+    try:
+        yield
+    finally:
+        held.close()
 
 
 def detect_gpus():
@@ -194,8 +230,9 @@ def claim_worker_folder(work):
 class Worker:
     """A copy of the repository with one build of the framework, graded in one at a time."""
 
-    def __init__(self, folder, gpu, args, labs):
+    def __init__(self, folder, gpu, args, labs, gpu_lock=None):
         self.gpu, self.args, self.labs = gpu, args, labs
+        self.gpu_lock = gpu_lock  # shared with the other workers on this GPU (worker_plan)
         self.dir = folder
         self.name = os.path.basename(folder)
         self.tree = os.path.join(self.dir, "tree")
@@ -241,9 +278,10 @@ class Worker:
             if cfg.returncode != 0:
                 raise RuntimeError("worker %s: configure failed (see %s)" % (self.name, log.name))
             targets = ["cudalab-grade"] + ["lab%s-grader-solution" % i for i in self.labs]
-            b = subprocess.run(["cmake", "--build", "--preset", self.args.preset, "-j",
-                                str(cpus()), "--target"] + targets,
-                               cwd=self.tree, env=env, stdout=log, stderr=subprocess.STDOUT)
+            with gpu_shared(self.gpu_lock):
+                b = subprocess.run(["cmake", "--build", "--preset", self.args.preset, "-j",
+                                    str(cpus()), "--target"] + targets,
+                                   cwd=self.tree, env=env, stdout=log, stderr=subprocess.STDOUT)
             if b.returncode != 0:
                 raise RuntimeError("worker %s: the framework does not build (see %s)" %
                                    (self.name, log.name))
@@ -259,6 +297,19 @@ class Worker:
                 if len(fields) >= 11:
                     rows[fields[0]] = fields
         return rows
+
+    def grade_command(self, student_dir):
+        """The grade command for one submission, its report in `student_dir`."""
+        cmd = [os.path.join(self.build, "grader", "cudalab-grade"), "--lab", ",".join(self.labs),
+               "--json", os.path.join(student_dir, "report.json"), "--timeout",
+               str(self.args.timeout), "--color", "never", "--sandbox", self.args.sandbox]
+        if self.gpu_lock is not None:
+            cmd += ["--gpu-lock", self.gpu_lock]
+        if self.args.jobs:
+            cmd += ["--jobs", str(self.args.jobs)]
+        elif cpus() < (os.cpu_count() or 1):  # a Slurm task's CPUs, not the node's
+            cmd += ["--jobs", str(min(cpus(), 8))]
+        return cmd
 
     def grade(self, sid, files, student_dir, seed):
         """Builds and grades one submission; returns (build seconds, grade seconds, compiled)."""
@@ -282,8 +333,9 @@ class Worker:
             cmd = ["cmake", "--build", "--preset", self.args.preset, "-j",
                    str(cpus()), "--target"] + targets + ["--", "-k", "0"]
             try:
-                subprocess.run(self.sandbox + build_limits() + cmd, cwd=self.tree, stdout=log,
-                               stderr=subprocess.STDOUT, timeout=self.args.build_timeout)
+                with gpu_shared(self.gpu_lock):
+                    subprocess.run(self.sandbox + build_limits() + cmd, cwd=self.tree, stdout=log,
+                                   stderr=subprocess.STDOUT, timeout=self.args.build_timeout)
             except subprocess.TimeoutExpired:
                 log.write("\nbatch: the build took more than %d s and was stopped\n" %
                           self.args.build_timeout)
@@ -297,13 +349,7 @@ class Worker:
         if self.gpu is not None:
             env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # the indices nvidia-smi and --gpus use
             env["CUDA_VISIBLE_DEVICES"] = self.gpu
-        cmd = [os.path.join(self.build, "grader", "cudalab-grade"), "--lab", ",".join(self.labs),
-               "--json", os.path.join(student_dir, "report.json"), "--timeout",
-               str(self.args.timeout), "--color", "never", "--sandbox", self.args.sandbox]
-        if self.args.jobs:
-            cmd += ["--jobs", str(self.args.jobs)]
-        elif cpus() < (os.cpu_count() or 1):  # a Slurm task's CPUs, not the node's
-            cmd += ["--jobs", str(min(cpus(), 8))]
+        cmd = self.grade_command(student_dir)
         start = time.time()
         with open(os.path.join(student_dir, "grade.log"), "w") as log:
             try:

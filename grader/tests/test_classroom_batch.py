@@ -9,6 +9,7 @@ checkout, an unreadable folder, a full disk), and the progress line.
 """
 
 import contextlib
+import fcntl
 import io
 import json
 import os
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import types
 import unittest
@@ -235,10 +237,61 @@ class WorkerGpus(unittest.TestCase):
     def test_no_gpu_one_worker_without_one(self):
         self.assertEqual(workers.worker_gpus(None, []), [None])
 
-    def test_never_two_workers_on_one_gpu(self):
+    def test_a_gpu_is_named_once(self):
         for bad in ("0,0", "", "x", "0,2"):
             with self.assertRaises(batch.UsageError, msg=bad):
                 workers.worker_gpus(bad, ["H100", "H100"])
+
+
+class WorkersPerGpu(unittest.TestCase):
+    """--per-gpu N: N workers on each GPU, sharing its lock (the grade command's --gpu-lock)."""
+
+    def test_the_plan_rounds_the_gpus_first_and_shares_a_lock_per_gpu(self):
+        self.assertEqual(workers.worker_plan(["0", "1"], 2, "/w"),
+                         [("0", "/w/gpu-0.lock"), ("1", "/w/gpu-1.lock"),
+                          ("0", "/w/gpu-0.lock"), ("1", "/w/gpu-1.lock")])
+        self.assertEqual(workers.worker_plan(["0", "1"], 1, "/w"), [("0", None), ("1", None)])
+        self.assertEqual(workers.worker_plan([None], 2, "/w"), [(None, None), (None, None)])
+        self.assertEqual(workers.worker_plan(["MIG-1/2"], 2, "/w")[0][1], "/w/gpu-MIG-1_2.lock")
+
+    def test_the_grade_command_names_the_lock(self):
+        args = types.SimpleNamespace(preset="default", timeout=60, sandbox="auto", jobs=0)
+        with tempfile.TemporaryDirectory() as d:
+            shared = workers.Worker(d, "0", args, ["01"], os.path.join(d, "gpu-0.lock"))
+            alone = workers.Worker(d, "0", args, ["01"])
+            cmd = shared.grade_command(d)
+            self.assertEqual(cmd[cmd.index("--gpu-lock") + 1], os.path.join(d, "gpu-0.lock"))
+            self.assertNotIn("--gpu-lock", alone.grade_command(d))
+
+    def test_a_build_waits_while_another_worker_times_its_checks(self):
+        with tempfile.TemporaryDirectory() as d:
+            lock = os.path.join(d, "gpu-0.lock")
+            with workers.gpu_shared(lock), workers.gpu_shared(lock):
+                pass  # two builds (or a build and untimed checks) side by side
+            timed = open(lock, "a")
+            fcntl.flock(timed, fcntl.LOCK_EX)  # a grade's timed checks (gpu_lock.cpp)
+            entered = []
+
+            def build():
+                with workers.gpu_shared(lock):
+                    entered.append(time.time())
+
+            t = threading.Thread(target=build)
+            t.start()
+            time.sleep(0.5)
+            self.assertEqual(entered, [])
+            released = time.time()
+            timed.close()
+            t.join(5)
+            self.assertEqual(len(entered), 1)
+            self.assertGreaterEqual(entered[0], released)
+
+    def test_bad_counts(self):
+        for bad in ("0", "17", "x"):
+            with self.assertRaises((batch.UsageError, SystemExit), msg=bad), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                batch.parse(["s", "--per-gpu", bad])
+        self.assertEqual(batch.parse(["s", "--per-gpu", "2"]).per_gpu, 2)
 
 
 class GpuArchitecture(unittest.TestCase):
