@@ -682,10 +682,11 @@ class Supervisor:
     """Starts one worker process per slot (a GPU, or None), restarts one that dies (at once the
     first time, then waiting longer while it keeps dying early) and stops them."""
 
-    def __init__(self, data, args, gpus):
+    def __init__(self, data, args, slots):
         self.data, self.args = data, args
-        self.slots = [{"gpu": g, "proc": None, "started": 0.0, "failures": 0, "next": 0.0}
-                      for g in gpus]
+        # slots: (gpu, lock) pairs (workers.worker_plan): the lock shared by the workers of a GPU
+        self.slots = [{"gpu": g, "gpu_lock": lock, "proc": None, "started": 0.0, "failures": 0,
+                       "next": 0.0} for g, lock in slots]
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.loop, daemon=True)
         self.host = socket.gethostname().split(".")[0]
@@ -693,7 +694,7 @@ class Supervisor:
     def say(self, text):
         print("serve: %s" % text, file=sys.stderr, flush=True)
 
-    def command(self, gpu):
+    def command(self, gpu, gpu_lock=None):
         cmd = [sys.executable, "-m", "grader.classroom.worker", "--data", self.data,
                "--preset", self.args.preset, "--timeout", str(self.args.lab_timeout),
                "--lease", str(self.args.lease)]
@@ -703,6 +704,8 @@ class Supervisor:
             cmd += ["--work", os.path.abspath(self.args.work)]
         if gpu is not None:
             cmd += ["--gpu", gpu]
+        if gpu_lock is not None:
+            cmd += ["--gpu-lock", gpu_lock]
         return cmd
 
     def spawn(self, slot):
@@ -714,7 +717,7 @@ class Supervisor:
         env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         # A session of its own: what it leaves running when it dies (a build, a grade's checks)
         # is in its process group, which reap() kills.
-        slot["proc"] = subprocess.Popen(self.command(slot["gpu"]), cwd=ROOT, env=env,
+        slot["proc"] = subprocess.Popen(self.command(slot["gpu"], slot["gpu_lock"]), cwd=ROOT, env=env,
                                         start_new_session=True)
         slot["started"] = time.time()
         self.say("worker %d started%s" % (slot["proc"].pid, "" if slot["gpu"] is None else
@@ -778,18 +781,21 @@ class Supervisor:
             p.poll()
 
 
-def worker_slots(args):
-    """The GPU of each worker to start: --gpus, else one per GPU (CUDA_VISIBLE_DEVICES's, else
-    nvidia-smi's), else one without a GPU; --workers N takes the first N (without a GPU, N)."""
+def worker_slots(args, data):
+    """(gpu, lock) of each worker to start: --gpus, else one per GPU (CUDA_VISIBLE_DEVICES's,
+    else nvidia-smi's), else one without a GPU; --per-gpu N puts N on each GPU, sharing its lock
+    (workers.worker_plan); --workers N takes the first N (without a GPU, N)."""
     gpus = workers.worker_gpus(args.gpus, workers.detect_gpus(), os.environ.get("CUDA_VISIBLE_DEVICES"))
+    work = os.path.abspath(args.work) if args.work else os.path.join(data, "work")
+    plan = workers.worker_plan(gpus, args.per_gpu, work)
     if args.workers is None:
-        return gpus
+        return plan
     if gpus == [None]:
-        return [None] * args.workers
-    if args.workers > len(gpus):
-        raise UsageError("--workers %d: this machine has %d GPU(s), and two workers never "
-                               "share one" % (args.workers, len(gpus)))
-    return gpus[: args.workers]
+        return [(None, None)] * args.workers
+    if args.workers > len(plan):
+        raise UsageError("--workers %d: this machine has %d GPU(s), and %d worker(s) share one "
+                         "(--per-gpu)" % (args.workers, len(gpus), args.per_gpu))
+    return plan[: args.workers]
 
 
 def parse(argv):
@@ -802,6 +808,10 @@ def parse(argv):
     w.add_argument("--workers", type=int, help="worker processes (default one per GPU, one "
                    "without a GPU; 0: none, grade with python3 -m grader.classroom.worker)")
     w.add_argument("--gpus", help="the GPUs to grade on, one worker each, e.g. 0,1")
+    p.add_argument("--per-gpu", type=int, default=1, metavar="N",
+                   help="workers per GPU (default 1): their untimed checks and builds side by "
+                   "side, each one's timed checks with nothing else on the GPU (a lock file per "
+                   "GPU in the workers' folder)")
     w.add_argument("--slurm", action="store_true", help="grade on a Slurm cluster: each "
                    "submission a job of one GPU, running the worker on a node that sees DIR and "
                    "this repository at the same paths (no worker here)")
@@ -838,6 +848,8 @@ def parse(argv):
     for name in ("lab_timeout", "max_upload_bytes", "per_hour", "gpu_seconds_per_day", "lease"):
         if getattr(args, name) < 1:
             p.error("--%s must be at least 1" % name.replace("_", "-"))
+    if not 1 <= args.per_gpu <= 16:
+        p.error("--per-gpu must be from 1 to 16")
     if args.workers is not None and args.workers < 0:
         p.error("--workers must be at least 0")
     if not args.slurm:
@@ -862,7 +874,7 @@ def main(argv):
         if args.slurm:
             service_slurm.check_cluster(args.partition)
         else:
-            slots = worker_slots(args)
+            slots = worker_slots(args, data)
         if args.deadlines:
             args.deadlines = os.path.abspath(args.deadlines)
             deadline_rules.read_deadlines(args.deadlines, submissions.student_files(ROOT))

@@ -358,7 +358,8 @@ class Grader:
             beat.start()
             recover(self.conn, self.data)
             folder, self.folder_lock = workers.claim_worker_folder(self.work)
-            self.worker = workers.Worker(folder, self.args.gpu, self.worker_args(), [])
+            self.worker = workers.Worker(folder, self.args.gpu, self.worker_args(), [],
+                                         self.args.gpu_lock)
             self.set_state("preparing")
             self.worker.prepare()  # the framework: the grade command
             self.set_state("idle")
@@ -413,7 +414,8 @@ class Grader:
                 return 1
             labs = job["labs"].split(",")
             work_folder, self.folder_lock = workers.claim_worker_folder(self.work)
-            self.worker = workers.Worker(work_folder, self.args.gpu, self.worker_args(), labs)
+            self.worker = workers.Worker(work_folder, self.args.gpu, self.worker_args(), labs,
+                                         self.args.gpu_lock)
             self.worker.prepare()  # the framework and these labs' solution graders
             self.prepared = set(labs)
             try:
@@ -650,6 +652,8 @@ def parse(argv):
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--data", required=True, help="the service's folder (DIR)")
     p.add_argument("--gpu", help="the GPU to grade on (an nvidia-smi index or UUID; default none)")
+    p.add_argument("--gpu-lock", help="the lock file of the workers that share this GPU "
+                   "(./cudalab serve --per-gpu; grader/grade/gpu_lock.h)")
     p.add_argument("--preset", default=os.environ.get("CUDALAB_PRESET", "default"),
                    help="CMake preset of the worker's build (default: CUDALAB_PRESET or default)")
     p.add_argument("--work", help="where the workers' folders are (default DIR/work)")

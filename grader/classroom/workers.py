@@ -81,6 +81,7 @@ def gpu_shared(lock):
     if lock is None:
         yield
         return
+    os.makedirs(os.path.dirname(lock) or ".", exist_ok=True)
     with open(lock + ".turnstile", "a") as turnstile:
         fcntl.flock(turnstile, fcntl.LOCK_EX)
         held = open(lock, "a")
