@@ -8,10 +8,11 @@ The report.md files are not compiled: they are kept in OUT/students/<id>/analysi
 
 Each worker (one per GPU, CUDA_VISIBLE_DEVICES set to it; --per-gpu N puts N on each, sharing
 the GPU's lock so that their untimed checks and builds run side by side and each one's timed
-checks alone) has a copy of the repository and one build of the framework, made once. For each submission it puts the skeletons back, copies the
-student's files in, rebuilds only what they compile into (in a bubblewrap sandbox that sees the
-worker's copy and the system, not the submissions or the batch's output), and runs the grade
-command (each check in its own sandbox) with the batch's secret seed. What goes wrong in one
+checks alone) has a copy of the repository and one build of the framework, made once. For each
+submission it puts the skeletons back, copies the student's files in, rebuilds only what they
+compile into (in a bubblewrap sandbox that sees the worker's copy and the system, not the
+submissions or the batch's output), and runs the grade command (its checks in sandboxes) with
+the batch's secret seed. What goes wrong in one
 submission (a compile error, a crash, a hang, garbage) fails that submission's labs, never the
 batch. A re-run grades only what is not graded yet, or changed since (--only, --failed, --force).
 

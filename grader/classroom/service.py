@@ -717,8 +717,8 @@ class Supervisor:
         env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         # A session of its own: what it leaves running when it dies (a build, a grade's checks)
         # is in its process group, which reap() kills.
-        slot["proc"] = subprocess.Popen(self.command(slot["gpu"], slot["gpu_lock"]), cwd=ROOT, env=env,
-                                        start_new_session=True)
+        slot["proc"] = subprocess.Popen(self.command(slot["gpu"], slot["gpu_lock"]), cwd=ROOT,
+                                        env=env, start_new_session=True)
         slot["started"] = time.time()
         self.say("worker %d started%s" % (slot["proc"].pid, "" if slot["gpu"] is None else
                                           " on GPU " + slot["gpu"]))
