@@ -84,7 +84,7 @@ const DeviceInfo& cached_device() {
 class OutputChecks {
  public:
   explicit OutputChecks(const TimedRunChecks& checks)
-      : checks_(checks), counters_(checks.outputs.size() + checks.unchanged.size()) {
+      : checks_(checks), counters_(checks.outputs.size() + 2 * checks.unchanged.size()) {
     const cudalab::DeviceMismatches none{0, ~0ull};
     for (std::size_t i = 0; i < counters_.size(); ++i)
       CUDA_CHECK(cudaMemcpy(counters_.data() + i, &none, sizeof none, cudaMemcpyHostToDevice));
@@ -99,6 +99,19 @@ class OutputChecks {
   void before(std::size_t launch, cudaStream_t s) {
     if (launch == 0) ++sample_;
     if (checks_.fresh_inputs) checks_.fresh_inputs(sample_, s);
+    // Before the reference's sample, each fixed input as it was before the timing, whatever the
+    // candidate's sample did to it (a change is counted first): the reference never reads what
+    // the candidate wrote, so zeroing a const input and then writing zeros "matches" nothing.
+    if (launch == 1) {
+      const std::size_t first = checks_.outputs.size() + checks_.unchanged.size();
+      for (std::size_t i = 0; i < checks_.unchanged.size(); ++i) {
+        cudalab::count_different_words_async(
+            static_cast<const std::uint32_t*>(checks_.unchanged[i].data), copies_[i].data(),
+            copies_[i].size(), counters_.data() + first + i, s);
+        CUDA_CHECK(cudaMemcpyAsync(const_cast<void*>(checks_.unchanged[i].data), copies_[i].data(),
+                                   copies_[i].size() * 4, cudaMemcpyDeviceToDevice, s));
+      }
+    }
     for (const TimedOutput& o : checks_.outputs)
       CUDA_CHECK(cudaMemsetAsync(launch == 0 ? o.candidate : o.reference, o.poison, bytes(o), s));
   }
@@ -140,19 +153,31 @@ class OutputChecks {
     // What was found, for CUDALAB_TRACE=1 (once a check).
     std::string counts =
         "outputs checked after " + std::to_string(compared_) + " comparison(s), differences:";
-    for (std::size_t i = 0; i < found.size(); ++i)
-      counts += " " +
-                (i < outputs ? checks_.outputs[i].name
-                             : "unchanged " + checks_.unchanged[i - outputs].name) +
-                " " + std::to_string(found[i].elements);
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      const std::size_t u = i < outputs ? 0 : (i - outputs) % checks_.unchanged.size();
+      counts +=
+          " " +
+          (i < outputs                              ? checks_.outputs[i].name
+           : i < outputs + checks_.unchanged.size() ? "unchanged " + checks_.unchanged[u].name
+                                                    : "restored " + checks_.unchanged[u].name) +
+          " " + std::to_string(found[i].elements);
+    }
     trace(counts);
-    for (std::size_t i = 0; i < checks_.unchanged.size(); ++i)
-      if (found[outputs + i].elements > 0)
-        return "the input " + checks_.unchanged[i].name + " changed during the timed runs (" +
-               std::to_string(found[outputs + i].elements) + " of " +
-               std::to_string(copies_[i].size()) + " 32-bit words, the first at word " +
-               std::to_string(found[outputs + i].first) +
-               "): a const input is read-only, even through a cast.";
+    const std::size_t restored = outputs + checks_.unchanged.size();
+    for (std::size_t i = 0; i < checks_.unchanged.size(); ++i) {
+      // Changed since the last restore (found[outputs + i]), or before one of them
+      // (found[restored + i]: words summed over the samples, so only its first word is told).
+      const cudalab::DeviceMismatches& now = found[outputs + i];
+      const cudalab::DeviceMismatches& before = found[restored + i];
+      if (now.elements == 0 && before.elements == 0) continue;
+      return "the input " + checks_.unchanged[i].name + " changed during the timed runs (" +
+             (now.elements > 0
+                  ? std::to_string(now.elements) + " of " + std::to_string(copies_[i].size()) +
+                        " 32-bit words, the first at word " + std::to_string(now.first)
+                  : "the first changed word at " + std::to_string(before.first)) +
+             "; the reference's runs read it as it was): a const input is read-only, even "
+             "through a cast.";
+    }
     unsigned long long elements = 0;
     for (std::size_t i = 0; i < outputs; ++i) elements += found[i].elements;
     for (std::size_t i = 0; i < outputs; ++i) {

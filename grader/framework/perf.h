@@ -72,8 +72,10 @@ struct TimedRunChecks {
   std::function<void(std::uint64_t sample, cudaStream_t)> fresh_inputs;
   std::vector<TimedOutput> outputs;
   // Device inputs that stay the same through the timing (a matrix, an image, weights): copied
-  // before the first sample and compared byte for byte after the last, so that a candidate cannot
-  // change what the reference reads (e.g. zero a const input, then "match" the reference's zeros).
+  // before the first sample; before each of the reference's samples compared byte for byte with
+  // that copy and written back from it, and compared once more after the last. A candidate cannot
+  // change what the reference reads (e.g. zero a const input, then "match" the reference's zeros),
+  // and a change fails the check.
   struct Region {
     std::string name;
     const void* data = nullptr;
