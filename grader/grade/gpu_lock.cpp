@@ -38,9 +38,24 @@ int take(const std::string& path, int how) {
 
 GpuLock::GpuLock(std::string path) : path_(std::move(path)) {}
 
-GpuLock::Hold::~Hold() {
+void GpuLock::Hold::release() {
   for (int& fd : fds_)
     if (fd >= 0) close(fd), fd = -1;
+  if (in_process_ != nullptr) {
+    {
+      std::lock_guard<std::mutex> lock(in_process_->mutex);
+      if (exclusive_)
+        in_process_->writer = false;
+      else
+        --in_process_->readers;
+    }
+    in_process_->changed.notify_all();
+    in_process_.reset();
+  }
+}
+
+GpuLock::Hold::~Hold() {
+  release();
 }
 
 GpuLock::Hold::Hold(Hold&& other) noexcept {
@@ -49,16 +64,23 @@ GpuLock::Hold::Hold(Hold&& other) noexcept {
 
 GpuLock::Hold& GpuLock::Hold::operator=(Hold&& other) noexcept {
   if (this != &other) {
-    for (int i = 0; i < 2; ++i) {
-      if (fds_[i] >= 0) close(fds_[i]);
-      fds_[i] = std::exchange(other.fds_[i], -1);
-    }
+    release();
+    for (int i = 0; i < 2; ++i) fds_[i] = std::exchange(other.fds_[i], -1);
+    in_process_ = std::move(other.in_process_);
+    exclusive_ = other.exclusive_;
   }
   return *this;
 }
 
 GpuLock::Hold GpuLock::shared(bool counted) const {
   Hold hold;
+  {
+    std::unique_lock<std::mutex> lock(in_process_->mutex);
+    in_process_->changed.wait(
+        lock, [&] { return !in_process_->writer && in_process_->writers_waiting == 0; });
+    ++in_process_->readers;
+  }
+  hold.in_process_ = in_process_;  // released with the hold, even if what follows throws
   if (!enabled()) return hold;
   if (counted) hold.fds_[1] = take(path_ + ".counters", LOCK_EX);
   hold.fds_[0] = through_turnstile(LOCK_SH);
@@ -67,6 +89,16 @@ GpuLock::Hold GpuLock::shared(bool counted) const {
 
 GpuLock::Hold GpuLock::exclusive() const {
   Hold hold;
+  {
+    std::unique_lock<std::mutex> lock(in_process_->mutex);
+    ++in_process_->writers_waiting;
+    in_process_->changed.wait(lock,
+                              [&] { return !in_process_->writer && in_process_->readers == 0; });
+    --in_process_->writers_waiting;
+    in_process_->writer = true;
+  }
+  hold.in_process_ = in_process_;
+  hold.exclusive_ = true;
   if (enabled()) hold.fds_[0] = through_turnstile(LOCK_EX);
   return hold;
 }

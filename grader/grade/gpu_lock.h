@@ -11,8 +11,14 @@
 // - PATH.counters: held exclusive, before PATH, by a process that reads the GPU's counters (a
 //   technique check, a profile run).
 // A hold ends when its Hold is destroyed (or its process ends, however it ends).
+// The same rules hold between the threads of one grade, whether or not there is a file: a GpuLock
+// and its copies share one lock in the process (shared holds together, an exclusive one alone,
+// and an exclusive one that waits goes before shared ones that ask after it).
 #pragma once
 
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <string>
 
 namespace cudalab::grade {
@@ -21,6 +27,15 @@ class GpuLock {
  public:
   // `path` empty: no lock (a grade that has its GPU to itself); every hold is then a no-op.
   explicit GpuLock(std::string path = "");
+
+  // The lock between the threads of this process (writer-preferring).
+  struct InProcess {
+    std::mutex mutex;
+    std::condition_variable changed;
+    int readers = 0;
+    int writers_waiting = 0;
+    bool writer = false;
+  };
 
   class Hold {
    public:
@@ -33,12 +48,15 @@ class GpuLock {
 
    private:
     friend class GpuLock;
+    void release();
     int fds_[2] = {-1, -1};
+    std::shared_ptr<InProcess> in_process_;  // held by this Hold, unless null
+    bool exclusive_ = false;
   };
 
   // Waits until it holds PATH shared (untimed work), after PATH.counters when `counted`.
   Hold shared(bool counted = false) const;
-  // Waits until it holds PATH exclusive (the timed checks).
+  // Waits until it holds PATH exclusive (the timed checks; a failure confirmed alone).
   Hold exclusive() const;
 
   bool enabled() const { return !path_.empty(); }
@@ -52,6 +70,7 @@ class GpuLock {
   int through_turnstile(int how) const;
 
   std::string path_;
+  std::shared_ptr<InProcess> in_process_ = std::make_shared<InProcess>();
 };
 
 }  // namespace cudalab::grade

@@ -463,63 +463,84 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
 // credit, or was skipped): a check that failed, and every check of a group that did not end so,
 // gets its verdict from a process of its own (run_check), so that what an earlier check of the
 // group left behind (memory the file did not free, its state) never costs a check its points.
+// With `confirm_alone` (several labs graded at once) that run has the GPU to itself (the
+// lock held exclusive: no other process of this grade, nor of a grade sharing the GPU, runs
+// meanwhile), so that what another lab's checks hold (its GPU memory, its turns on the GPU) never
+// fails a check either. `counted`: the check reads the GPU's counters (gpu_lock.h).
 // `seconds` gets each check's share of the group's time plus its own run's.
 std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<CheckRecord>& checks,
-                                    const Options& o, std::vector<double>* seconds) {
+                                    const Options& o, std::vector<double>* seconds, bool counted,
+                                    bool confirm_alone) {
   std::vector<CheckRecord> results(checks.size());
   seconds->assign(checks.size(), 0.0);
   std::vector<bool> decided(checks.size(), false);
-  if (checks.size() > 1 && !o.isolate) {
-    const Stopwatch time;
-    std::string spec;  // Catch2: a comma between test specs means "or"
-    for (const auto& c : checks) spec += (spec.empty() ? "" : ",") + exact_spec(c.name);
-    ChannelRun run;
-    bool clean = true;
-    try {
-      run = run_with_channel({exe, spec, "--order", "decl"}, grader_env(o),
-                             o.timeout_s * static_cast<double>(checks.size()), o);
-    } catch (const std::exception&) {
-      clean = false;  // each check alone says what went wrong
-    }
-    const ProcessResult& p = run.process;
-    std::map<std::string, std::vector<const CheckRecord*>> by_name;
-    for (const CheckRecord& r : run.records) by_name[r.name].push_back(&r);
-    clean = clean && !p.timed_out && p.signal == 0 && run.foreign == 0 &&
-            run.records.size() == checks.size();
-    std::size_t failed = 0;
-    for (const CheckRecord& c : checks) {
-      const auto it = by_name.find(c.name);
-      if (it == by_name.end() || it->second.size() != 1) {
-        clean = false;
-        continue;
+  {
+    const GpuLock::Hold hold = o.gpu_lock.shared(counted);
+    if (checks.size() > 1 && !o.isolate) {
+      const Stopwatch time;
+      std::string spec;  // Catch2: a comma between test specs means "or"
+      for (const auto& c : checks) spec += (spec.empty() ? "" : ",") + exact_spec(c.name);
+      ChannelRun run;
+      bool clean = true;
+      try {
+        run = run_with_channel({exe, spec, "--order", "decl"}, grader_env(o),
+                               o.timeout_s * static_cast<double>(checks.size()), o);
+      } catch (const std::exception&) {
+        clean = false;  // each check alone says what went wrong
       }
-      const std::string& status = it->second.front()->status;
-      if (status != "passed" && status != "partial" && status != "failed" && status != "skipped")
-        clean = false;
-      failed += status == "failed";
-    }
-    // A grader exits non-zero when a check failed; with none failed, a non-zero exit is a
-    // process that did not end as a grader does.
-    if (failed == 0 && p.exit_code != 0) clean = false;
-    const double share = time.seconds() / static_cast<double>(checks.size());
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-      (*seconds)[i] = share;
-      if (!clean) continue;
-      const CheckRecord& got = *by_name[checks[i].name].front();
-      if (got.status == "failed") continue;
-      CheckRecord r = got;
-      r.name = checks[i].name;
-      r.tags = checks[i].tags;
-      r.points = checks[i].points;
-      r.earned = r.status == "passed"    ? r.points
-                 : r.status == "partial" ? std::clamp(r.earned, 0.0, static_cast<double>(r.points))
-                                         : 0.0;
-      results[i] = std::move(r);
-      decided[i] = true;
+      const ProcessResult& p = run.process;
+      std::map<std::string, std::vector<const CheckRecord*>> by_name;
+      for (const CheckRecord& r : run.records) by_name[r.name].push_back(&r);
+      clean = clean && !p.timed_out && p.signal == 0 && run.foreign == 0 &&
+              run.records.size() == checks.size();
+      std::size_t failed = 0;
+      for (const CheckRecord& c : checks) {
+        const auto it = by_name.find(c.name);
+        if (it == by_name.end() || it->second.size() != 1) {
+          clean = false;
+          continue;
+        }
+        const std::string& status = it->second.front()->status;
+        if (status != "passed" && status != "partial" && status != "failed" && status != "skipped")
+          clean = false;
+        failed += status == "failed";
+      }
+      // A grader exits non-zero when a check failed; with none failed, a non-zero exit is a
+      // process that did not end as a grader does.
+      if (failed == 0 && p.exit_code != 0) clean = false;
+      const double share = time.seconds() / static_cast<double>(checks.size());
+      for (std::size_t i = 0; i < checks.size(); ++i) {
+        (*seconds)[i] = share;
+        if (!clean) continue;
+        const CheckRecord& got = *by_name[checks[i].name].front();
+        if (got.status == "failed") continue;
+        CheckRecord r = got;
+        r.name = checks[i].name;
+        r.tags = checks[i].tags;
+        r.points = checks[i].points;
+        r.earned = r.status == "passed" ? r.points
+                   : r.status == "partial"
+                       ? std::clamp(r.earned, 0.0, static_cast<double>(r.points))
+                       : 0.0;
+        results[i] = std::move(r);
+        decided[i] = true;
+      }
+    } else {
+      for (std::size_t i = 0; i < checks.size(); ++i) {
+        const Stopwatch time;
+        try {
+          results[i] = run_check(exe, checks[i], o);
+        } catch (const std::exception& e) {
+          results[i] = failed_check(checks[i], std::string("grading error: ") + e.what());
+        }
+        (*seconds)[i] = time.seconds();
+        decided[i] = !confirm_alone || results[i].status != "failed";
+      }
     }
   }
   for (std::size_t i = 0; i < checks.size(); ++i) {
     if (decided[i]) continue;
+    const GpuLock::Hold hold = confirm_alone ? o.gpu_lock.exclusive() : o.gpu_lock.shared(counted);
     const Stopwatch time;
     try {
       results[i] = run_check(exe, checks[i], o);
@@ -1118,8 +1139,8 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
               std::vector<CheckRecord> results;
               std::vector<double> seconds;
               try {
-                const GpuLock::Hold hold = o.gpu_lock.shared(counted);
-                results = run_checks(run->exe, listed, o, &seconds);
+                results = run_checks(run->exe, listed, o, &seconds, counted,
+                                     /*confirm_alone=*/alone_jobs == 0);
               } catch (const std::exception& e) {
                 results.clear();
                 for (const CheckRecord& c : listed) results.push_back(grading_error(c, e));
@@ -1168,8 +1189,6 @@ void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
   // Each timed check in a process of its own, never grouped (run_checks): a candidate process
   // that lived on from one timed check to the next could keep what it computed in the first and
   // answer the second from it, where both read the same inputs (lab 07's formats on one matrix).
-  Options alone = o;
-  alone.isolate = true;
   // Nothing else on the GPU, of any grade that shares it, until the last timed check has run.
   bool timed = false;
   for (const auto& run : runs) timed = timed || (!run->finished && !run->timed.empty());
@@ -1182,9 +1201,13 @@ void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
       if (!run->correctness_passed && listed.tags.find("[perf]") != std::string::npos) {
         run->results[ci] = failed_check(listed, "not run: the correctness checks must pass first");
       } else {
-        std::vector<double> seconds;
-        run->results[ci] = run_checks(run->exe, {listed}, alone, &seconds).front();
-        run->seconds[ci] = seconds.front();
+        const Stopwatch time;
+        try {
+          run->results[ci] = run_check(run->exe, listed, o);
+        } catch (const std::exception& e) {
+          run->results[ci] = grading_error(listed, e);
+        }
+        run->seconds[ci] = time.seconds();
       }
       if (const auto p = run->profiles.find(ci); p != run->profiles.end())
         add_profile(run->results[ci], p->second, &run->seconds[ci]);

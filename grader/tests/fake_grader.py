@@ -8,7 +8,8 @@ process with other checks, passes alone), "fails-alone-too" (beta always fails),
 (the process kills itself after its first record when it runs several checks), "forged" (a line
 without the key among its records), "nonzero" (every check passes, the process exits 3). Each run
 is logged to calls.log there: "list", "group:<names>" or "one:<name>" (and to times.log, with the
-time it started).
+time it started and FAKE_LAB, the lab it stands for; ends.log, with the time its checks were
+done).
 """
 import os
 import signal
@@ -26,6 +27,7 @@ CHECKS = [
 
 def main():
     here = os.environ["FAKE_GRADER_DIR"]
+    lab = os.environ.get("FAKE_LAB", "99")
     with open(os.path.join(here, "mode")) as f:
         mode = f.read().strip()
     key_fd, record_fd = (int(x) for x in os.environ["CUDALAB_CHANNEL"].split(","))
@@ -38,7 +40,7 @@ def main():
         with open(os.path.join(here, "calls.log"), "a") as f:
             f.write(text + "\n")
         with open(os.path.join(here, "times.log"), "a") as f:
-            f.write("%.3f %s\n" % (time.time(), text))
+            f.write("%.3f %s %s\n" % (time.time(), lab, text))
 
     def record(name, tags, points, status, message=""):
         earned = points if status == "passed" else 0
@@ -52,7 +54,11 @@ def main():
             record(name, tags, points, "listed")
         return 0
     group = len(chosen) > 1
-    log(("group:" if group else "one:") + ",".join(c[0] for c in chosen))
+    entry = ("group:" if group else "one:") + ",".join(c[0] for c in chosen)
+    log(entry)
+    time.sleep(0.1)  # long enough for runs at once to overlap
+    with open(os.path.join(here, "ends.log"), "a") as f:
+        f.write("%.3f %s %s\n" % (time.time(), lab, entry))
     failed = 0
     for i, (name, tags, points) in enumerate(chosen):
         status, message = "passed", ""

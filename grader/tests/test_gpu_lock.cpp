@@ -6,10 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "cudalab/catch.h"
 #include "gpu_lock.h"
@@ -116,13 +120,37 @@ TEST_CASE("GPU lock: counted holders one at a time, beside untimed ones", "[grad
   stop(plain);
 }
 
-TEST_CASE("GPU lock: without a path every hold is granted at once", "[grader][gpu-lock]") {
+TEST_CASE("GPU lock: within one grade, a confirming run waits for the others and goes first",
+          "[grader][gpu-lock]") {
+  // The threads of one process, without a file: shared holds together, an exclusive one alone,
+  // and one that waits goes before shared ones that ask after it.
   const GpuLock none;
   CHECK_FALSE(none.enabled());
-  const GpuLock::Hold first = none.exclusive();
-  const GpuLock::Hold second = none.exclusive();
-  const GpuLock::Hold third = none.shared(true);
-  SUCCEED("three holds at once");
+  std::atomic<int> step{0};
+  auto first = std::make_unique<GpuLock::Hold>(none.shared());
+  auto second = std::make_unique<GpuLock::Hold>(none.shared());  // beside the first
+  std::thread alone([&] {
+    const GpuLock::Hold hold = none.exclusive();
+    step = 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    step = 2;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(step == 0);  // the shared holds are still there
+  std::atomic<bool> late_in{false};
+  int seen_by_late = -1;
+  std::thread late([&] {
+    const GpuLock::Hold hold = none.shared();
+    seen_by_late = step;
+    late_in = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK_FALSE(late_in);  // behind the exclusive one that waits
+  first.reset();
+  second.reset();
+  alone.join();
+  late.join();
+  CHECK(seen_by_late == 2);  // the late shared hold came after the exclusive one ended
 }
 
 TEST_CASE("GPU lock: a path where its files cannot be made is named", "[grader][gpu-lock]") {

@@ -22,23 +22,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 class GroupedChecks(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="grouped-checks-")
-        grader = os.path.join(self.dir, "lab99-grader")
-        with open(grader, "w") as f:
-            f.write("#!/bin/sh\nexec %s %s \"$@\"\n" %
-                    (sys.executable, os.path.join(HERE, "fake_grader.py")))
-        os.chmod(grader, 0o755)
-        # The manifest's eleven fields (grade.cpp, read_manifest): no sanitizers, no link check (the
-        # audit, the only reader of the object, is not run on --solutions).
-        fields = ["99", "fake", grader, grader, "", "", "", self.dir, self.dir, "fake.cu", "fake.o"]
-        self.manifest = os.path.join(self.dir, "cudalab-labs.tsv")
-        with open(self.manifest, "w") as f:
-            f.write("\t".join(fields) + "\n")
+        self.manifest = self.make_manifest(["99"])
+
+    def make_manifest(self, labs):
+        """A lab manifest whose labs' graders are the stand-in, each saying which lab it is."""
+        lines = []
+        for lab in labs:
+            grader = os.path.join(self.dir, "lab%s-grader" % lab)
+            with open(grader, "w") as f:
+                f.write("#!/bin/sh\nFAKE_LAB=%s exec %s %s \"$@\"\n" %
+                        (lab, sys.executable, os.path.join(HERE, "fake_grader.py")))
+            os.chmod(grader, 0o755)
+            # The manifest's eleven fields (grade.cpp, read_manifest): no sanitizers, no link
+            # check (the audit, the only reader of the object, is not run on --solutions).
+            lines.append("\t".join([lab, "fake", grader, grader, "", "", "", self.dir, self.dir,
+                                    "fake.cu", "fake.o"]))
+        path = os.path.join(self.dir, "labs-%s.tsv" % "-".join(labs))
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
 
     def grade(self, mode, *options):
         with open(os.path.join(self.dir, "mode"), "w") as f:
             f.write(mode)
         log = os.path.join(self.dir, "calls.log")
-        for name in ("calls.log", "times.log"):
+        for name in ("calls.log", "times.log", "ends.log"):
             if os.path.exists(os.path.join(self.dir, name)):
                 os.remove(os.path.join(self.dir, name))
         report = os.path.join(self.dir, "report.json")
@@ -53,6 +61,19 @@ class GroupedChecks(unittest.TestCase):
         with open(report) as f:
             checks = {c["check"]: c for c in json.load(f)["labs"][0]["checks"]}
         return p, calls, checks
+
+    def intervals(self):
+        """[(start, end, lab, entry)] of the stand-in's runs but the listings."""
+        def read(name):
+            with open(os.path.join(self.dir, name)) as f:
+                return [line.split(" ", 2) for line in f if not line.rstrip().endswith(" list")]
+        starts, ends = read("times.log"), read("ends.log")
+        runs = []
+        for t, lab, entry in starts:
+            end = min(float(e) for e, l2, n2 in ends
+                      if (l2, n2.strip()) == (lab, entry.strip()) and float(e) >= float(t))
+            runs.append((float(t), end, lab, entry.strip()))
+        return runs
 
     def statuses(self, checks):
         return {name: c["status"] for name, c in checks.items()}
@@ -96,7 +117,7 @@ class GroupedChecks(unittest.TestCase):
     def started(self):
         """{entry: when it started} from the stand-in's times.log."""
         with open(os.path.join(self.dir, "times.log")) as f:
-            return {line.split(" ", 1)[1].strip(): float(line.split(" ", 1)[0]) for line in f}
+            return {line.split(" ", 2)[2].strip(): float(line.split(" ", 1)[0]) for line in f}
 
     def grade_while_held(self, how, seconds):
         """Grades with --gpu-lock while another grade on the GPU (this test) holds the lock `how`
@@ -129,6 +150,20 @@ class GroupedChecks(unittest.TestCase):
         self.assertLess(started["group:alpha,beta,gamma"], released)  # beside the other's
         self.assertGreaterEqual(started["one:delta"], released)
         self.assertGreaterEqual(started["one:epsilon"], released)
+
+    def test_with_several_labs_a_failure_is_confirmed_with_nothing_else_running(self):
+        # Another lab's checks (what their kernels hold of the GPU) must not decide a failure:
+        # beta, failed in its lab's group, runs again while no other process of the grade runs.
+        self.manifest = self.make_manifest(["98", "99"])
+        p, calls, _ = self.grade("fails-alone-too", "--jobs", "2")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        runs = self.intervals()
+        confirms = [r for r in runs if r[3] == "one:beta"]
+        self.assertEqual(len(confirms), 2, runs)  # one per lab
+        for start, end, lab, _ in confirms:
+            others = [r for r in runs if r[2:] != (lab, "one:beta") and
+                      r[0] < end and start < r[1]]
+            self.assertEqual(others, [], "lab %s's confirming run overlapped: %s" % (lab, runs))
 
     def test_isolate_runs_every_check_alone(self):
         p, calls, _ = self.grade("plain", "--jobs", "1", "--isolate")
