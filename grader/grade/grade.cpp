@@ -988,19 +988,36 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
     progress.planned(groups.size());
     run.parts[t].resize(groups.size());
     for (std::size_t i = 0; i < groups.size(); ++i)
-      pool.add([&run, &o, &progress, tool, t, i, first, checks = groups[i]] {
+      pool.add([&run, &o, &progress, tool, t, i, first, alone_jobs, checks = groups[i]] {
         progress.started(
             "lab " + run.lab.id + ": " + tool + ": " +
             (checks.size() == 1 ? checks[0] : std::to_string(checks.size()) + " checks"));
         const Stopwatch time;
-        SanitizerPart part;
-        try {
-          const GpuLock::Hold hold = o.gpu_lock.shared();
-          part = run_sanitizer_part(run.exe, tool, checks, o);
-        } catch (const std::exception& e) {
-          part.checks = checks;
-          part.run.process.exit_code = 1;
-          part.run.process.output = std::string("grading error: ") + e.what();
+        const auto run_part = [&](bool alone) {
+          SanitizerPart part;
+          try {
+            const GpuLock::Hold hold = alone ? o.gpu_lock.exclusive() : o.gpu_lock.shared();
+            part = run_sanitizer_part(run.exe, tool, checks, o);
+          } catch (const std::exception& e) {
+            part.checks = checks;
+            part.run.process.exit_code = 1;
+            part.run.process.output = std::string("grading error: ") + e.what();
+          }
+          return part;
+        };
+        SanitizerPart part = run_part(false);
+        // As a failed check is (run_checks): with several labs graded at once, a part that
+        // failed runs again with nothing else on the GPU, and that run decides.
+        if (alone_jobs == 0) {
+          std::set<std::string> skipped;
+          {
+            std::lock_guard<std::mutex> lock(run.mutex);
+            skipped = run.skipped_plain;
+          }
+          CheckRecord verdict;
+          verdict.status = "";
+          verdict = combine_sanitizer_parts(verdict, tool, {part}, skipped, o);
+          if (verdict.status == "failed") part = run_part(true);
         }
         {
           std::lock_guard<std::mutex> lock(run.mutex);
