@@ -359,7 +359,7 @@ class Grader:
             recover(self.conn, self.data)
             folder, self.folder_lock = workers.claim_worker_folder(self.work)
             self.worker = workers.Worker(folder, self.args.gpu, self.worker_args(), [],
-                                         self.args.gpu_lock)
+                                         gpu_lock=getattr(self.args, "gpu_lock", None))
             self.set_state("preparing")
             self.worker.prepare()  # the framework: the grade command
             self.set_state("idle")
@@ -414,8 +414,8 @@ class Grader:
                 return 1
             labs = job["labs"].split(",")
             work_folder, self.folder_lock = workers.claim_worker_folder(self.work)
-            self.worker = workers.Worker(work_folder, self.args.gpu, self.worker_args(), labs,
-                                         self.args.gpu_lock)
+            # A Slurm job has its GPU to itself: no lock to share.
+            self.worker = workers.Worker(work_folder, self.args.gpu, self.worker_args(), labs)
             self.worker.prepare()  # the framework and these labs' solution graders
             self.prepared = set(labs)
             try:
