@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,16 +26,8 @@ std::string use_ctest_gpu() {
   if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
       visible != nullptr && *visible != '\0') {
     std::vector<std::string> names;
-    std::string name;
-    for (const char* c = visible;; ++c) {
-      if (*c == ',' || *c == '\0') {
-        names.push_back(name);
-        name.clear();
-        if (*c == '\0') break;
-      } else {
-        name += *c;
-      }
-    }
+    std::istringstream list(visible);
+    for (std::string name; std::getline(list, name, ',');) names.push_back(name);
     const auto index = static_cast<std::size_t>(std::stoi(id));
     if (index >= names.size()) return "";
     gpu = names[index];

@@ -11,34 +11,13 @@
 
 #include "cudalab/catch.h"
 #include "cudalab/random.h"
+#include "test_support.h"
 
 namespace {
 
 // Sets (or unsets, for nullptr) CUDALAB_SEED and restores the previous state on destruction.
-class ScopedSeedEnv {
- public:
-  explicit ScopedSeedEnv(const char* value) {
-    const char* old = std::getenv(kName);
-    had_old_ = old != nullptr;
-    if (had_old_) old_ = old;
-    if (value == nullptr)
-      unsetenv(kName);
-    else
-      setenv(kName, value, 1);
-  }
-  ~ScopedSeedEnv() {
-    if (had_old_)
-      setenv(kName, old_.c_str(), 1);
-    else
-      unsetenv(kName);
-  }
-  ScopedSeedEnv(const ScopedSeedEnv&) = delete;
-  ScopedSeedEnv& operator=(const ScopedSeedEnv&) = delete;
-
- private:
-  static constexpr const char* kName = "CUDALAB_SEED";
-  bool had_old_ = false;
-  std::string old_;
+struct ScopedSeedEnv : test_support::ScopedEnv {
+  explicit ScopedSeedEnv(const char* value) : ScopedEnv("CUDALAB_SEED", value) {}
 };
 
 }  // namespace

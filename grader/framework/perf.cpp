@@ -103,7 +103,7 @@ class OutputChecks {
     // candidate's sample did to it (a change is counted first): the reference never reads what
     // the candidate wrote, so zeroing a const input and then writing zeros "matches" nothing.
     if (launch == 1) {
-      const std::size_t first = checks_.outputs.size() + checks_.unchanged.size();
+      const std::size_t first = restored_counters();
       for (std::size_t i = 0; i < checks_.unchanged.size(); ++i) {
         cudalab::count_different_words_async(
             static_cast<const std::uint32_t*>(checks_.unchanged[i].data), copies_[i].data(),
@@ -146,24 +146,22 @@ class OutputChecks {
           static_cast<const std::uint32_t*>(checks_.unchanged[i].data), copies_[i].data(),
           copies_[i].size(), counters_.data() + outputs + i, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
+    const std::size_t restored = restored_counters();
     std::vector<cudalab::DeviceMismatches> found(counters_.size());
     if (!found.empty())
       CUDA_CHECK(cudaMemcpy(found.data(), counters_.data(), found.size() * sizeof found[0],
                             cudaMemcpyDeviceToHost));
-    // What was found, for CUDALAB_TRACE=1 (once a check).
-    std::string counts =
-        "outputs checked after " + std::to_string(compared_) + " comparison(s), differences:";
-    for (std::size_t i = 0; i < found.size(); ++i) {
-      const std::size_t u = i < outputs ? 0 : (i - outputs) % checks_.unchanged.size();
-      counts +=
-          " " +
-          (i < outputs                              ? checks_.outputs[i].name
-           : i < outputs + checks_.unchanged.size() ? "unchanged " + checks_.unchanged[u].name
-                                                    : "restored " + checks_.unchanged[u].name) +
-          " " + std::to_string(found[i].elements);
+    if (tracing()) {  // what was found, for CUDALAB_TRACE=1
+      std::string counts =
+          "outputs checked after " + std::to_string(compared_) + " comparison(s), differences:";
+      for (std::size_t i = 0; i < outputs; ++i)
+        counts += " " + checks_.outputs[i].name + " " + std::to_string(found[i].elements);
+      for (std::size_t i = 0; i < checks_.unchanged.size(); ++i)
+        counts += " unchanged " + checks_.unchanged[i].name + " " +
+                  std::to_string(found[outputs + i].elements) + " (before the restores " +
+                  std::to_string(found[restored + i].elements) + ")";
+      trace(counts);
     }
-    trace(counts);
-    const std::size_t restored = outputs + checks_.unchanged.size();
     for (std::size_t i = 0; i < checks_.unchanged.size(); ++i) {
       // Changed since the last restore (found[outputs + i]), or before one of them
       // (found[restored + i]: words summed over the samples, so only its first word is told).
@@ -209,6 +207,11 @@ class OutputChecks {
 
  private:
   static std::size_t bytes(const TimedOutput& o) { return o.count * 4; }
+  // counters_: one per output, one per fixed input (since its last restore), then one per fixed
+  // input counting the changes the restores undid.
+  std::size_t restored_counters() const {
+    return checks_.outputs.size() + checks_.unchanged.size();
+  }
 
   const TimedRunChecks& checks_;
   cudalab::DeviceBuffer<cudalab::DeviceMismatches> counters_;

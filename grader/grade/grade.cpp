@@ -415,6 +415,22 @@ CheckRecord failed_check(const CheckRecord& listed, const std::string& message) 
   return r;
 }
 
+// `r` as the list has its check: its name, tags and points; earned points clamped to them and
+// agreeing with the status (none unless passed or partial).
+CheckRecord as_listed(CheckRecord r, const CheckRecord& listed) {
+  r.name = listed.name;
+  r.tags = listed.tags;
+  r.points = listed.points;
+  r.earned = r.status == "passed"    ? r.points
+             : r.status == "partial" ? std::clamp(r.earned, 0.0, static_cast<double>(r.points))
+                                     : 0.0;
+  return r;
+}
+
+CheckRecord grading_error(const CheckRecord& listed, const std::exception& e) {
+  return failed_check(listed, std::string("grading error: ") + e.what());
+}
+
 // The verdict of one check from what came back: exactly one keyed record, for this check, from a
 // grader that then exited normally. Its name, tags and points are the list's; earned points are
 // clamped to them and agree with the status.
@@ -437,19 +453,13 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
   if (run.records.size() > 1 || run.records.front().name != listed.name)
     return failed_check(listed, "the grader sent " + std::to_string(run.records.size()) +
                                     " record(s) for this check, not exactly one");
-  CheckRecord r = run.records.front();
-  r.name = listed.name;
-  r.tags = listed.tags;
-  r.points = listed.points;
-  if (r.status == "listed")
+  if (run.records.front().status == "listed")
     return failed_check(listed, "the grader listed the check instead of running it");
+  const CheckRecord r = as_listed(run.records.front(), listed);
   const bool counted = r.status == "passed" || r.status == "partial";
   if (counted && (p.timed_out || p.signal != 0 || p.exit_code != 0))
     return failed_check(listed, "the grader process did not end normally after the check (" +
                                     ending + ")" + output);
-  r.earned = !counted               ? 0.0
-             : r.status == "passed" ? r.points
-                                    : std::clamp(r.earned, 0.0, static_cast<double>(r.points));
   return r;
 }
 
@@ -474,6 +484,15 @@ std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<Ch
   std::vector<CheckRecord> results(checks.size());
   seconds->assign(checks.size(), 0.0);
   std::vector<bool> decided(checks.size(), false);
+  const auto alone = [&](std::size_t i) {  // check i in a process of its own
+    const Stopwatch time;
+    try {
+      results[i] = run_check(exe, checks[i], o);
+    } catch (const std::exception& e) {
+      results[i] = grading_error(checks[i], e);
+    }
+    (*seconds)[i] += time.seconds();
+  };
   {
     const GpuLock::Hold hold = o.gpu_lock.shared(counted);
     if (checks.size() > 1 && !o.isolate) {
@@ -514,26 +533,12 @@ std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<Ch
         if (!clean) continue;
         const CheckRecord& got = *by_name[checks[i].name].front();
         if (got.status == "failed") continue;
-        CheckRecord r = got;
-        r.name = checks[i].name;
-        r.tags = checks[i].tags;
-        r.points = checks[i].points;
-        r.earned = r.status == "passed" ? r.points
-                   : r.status == "partial"
-                       ? std::clamp(r.earned, 0.0, static_cast<double>(r.points))
-                       : 0.0;
-        results[i] = std::move(r);
+        results[i] = as_listed(got, checks[i]);
         decided[i] = true;
       }
     } else {
       for (std::size_t i = 0; i < checks.size(); ++i) {
-        const Stopwatch time;
-        try {
-          results[i] = run_check(exe, checks[i], o);
-        } catch (const std::exception& e) {
-          results[i] = failed_check(checks[i], std::string("grading error: ") + e.what());
-        }
-        (*seconds)[i] = time.seconds();
+        alone(i);
         decided[i] = !confirm_alone || results[i].status != "failed";
       }
     }
@@ -541,13 +546,7 @@ std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<Ch
   for (std::size_t i = 0; i < checks.size(); ++i) {
     if (decided[i]) continue;
     const GpuLock::Hold hold = confirm_alone ? o.gpu_lock.exclusive() : o.gpu_lock.shared(counted);
-    const Stopwatch time;
-    try {
-      results[i] = run_check(exe, checks[i], o);
-    } catch (const std::exception& e) {
-      results[i] = failed_check(checks[i], std::string("grading error: ") + e.what());
-    }
-    (*seconds)[i] += time.seconds();
+    alone(i);
   }
   return results;
 }
@@ -937,10 +936,6 @@ void prepare_lab(LabRun& run, const Options& o) {
   }
   run.untimed_left = run.untimed.size();
   run.prepare_seconds = time.seconds();
-}
-
-CheckRecord grading_error(const CheckRecord& listed, const std::exception& e) {
-  return failed_check(listed, std::string("grading error: ") + e.what());
 }
 
 // Correctness checks per sanitizer process, for a lab of `checks` sanitized checks and `tools`
