@@ -119,16 +119,24 @@ class GroupedChecks(unittest.TestCase):
         with open(os.path.join(self.dir, "times.log")) as f:
             return {line.split(" ", 2)[2].strip(): float(line.split(" ", 1)[0]) for line in f}
 
-    def grade_while_held(self, how, seconds):
+    def grade_while_held(self, how, seconds, until_started=None):
         """Grades with --gpu-lock while another grade on the GPU (this test) holds the lock `how`
-        (fcntl.LOCK_SH: its untimed work; LOCK_EX: its timed checks) for `seconds`; returns when
-        it let go, and the stand-in's start times."""
+        (fcntl.LOCK_SH: its untimed work; LOCK_EX: its timed checks) for `seconds`, or, with
+        `until_started`, until the stand-in started that entry (at most 60 s, so that a loaded
+        machine cannot fail the test by being slow) and `seconds` more; returns when it let go,
+        and the stand-in's start times."""
         path = os.path.join(self.dir, "gpu-0.lock")
         held = open(path, "a")
         fcntl.flock(held, how)
         released = []
 
         def release():
+            deadline = time.time() + 60
+            while until_started and time.time() < deadline:
+                log = os.path.join(self.dir, "times.log")
+                if os.path.exists(log) and " " + until_started + "\n" in open(log).read():
+                    break
+                time.sleep(0.05)
             time.sleep(seconds)
             released.append(time.time())
             held.close()
@@ -146,7 +154,8 @@ class GroupedChecks(unittest.TestCase):
         self.assertGreaterEqual(started["group:alpha,beta,gamma"], released)
 
     def test_a_grade_sharing_the_gpu_times_its_checks_once_the_others_untimed_work_ends(self):
-        released, started = self.grade_while_held(fcntl.LOCK_SH, 1.5)
+        released, started = self.grade_while_held(fcntl.LOCK_SH, 1.0,
+                                                  until_started="group:alpha,beta,gamma")
         self.assertLess(started["group:alpha,beta,gamma"], released)  # beside the other's
         self.assertGreaterEqual(started["one:delta"], released)
         self.assertGreaterEqual(started["one:epsilon"], released)
