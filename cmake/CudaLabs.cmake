@@ -97,6 +97,16 @@ function(cudalab_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:${cuda_warnings}>)
 endfunction()
 
+# Sources whose speed at run time does not matter (Catch2's runner, the grade command, which only
+# starts processes and reads their records) and whose compile is among the longest: built at -O1,
+# which takes about two thirds of -O3's time (Catch2's runner: 11.8 s against 16.8 s on a 2-core
+# machine), so a first grade from a fresh clone waits less. -O1 comes after the build type's -O3
+# on the command line, so it is the one that counts.
+function(cudalab_quick_build)
+  set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+    PROPERTIES COMPILE_OPTIONS -O1)
+endfunction()
+
 function(cudalab_cuda_options target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>
