@@ -48,6 +48,26 @@ EdgeList star_graph(int leaves) {
   return g;
 }
 
+}  // namespace
+
+GraphCase contention_case(int sharing, int shared) {
+  EdgeList g;
+  g.num_vertices = 1 + sharing + 2 * shared;
+  const int first_shared = 1 + sharing, first_leaf = first_shared + shared;
+  for (int a = 0; a < sharing; ++a) g.add(0, 1 + a);
+  for (int a = 0; a < sharing; ++a)
+    for (int b = 0; b < shared; ++b) g.add(1 + a, first_shared + b);
+  for (int b = 0; b < shared; ++b) g.add(first_shared + b, first_leaf + b);
+  GraphCase c = make_case("contention: " + std::to_string(sharing) +
+                              " frontier vertices sharing each of " + std::to_string(shared) +
+                              " neighbours (a complete bipartite graph), a leaf on each",
+                          std::move(g), 0);
+  c.sources = {0};
+  return c;
+}
+
+namespace {
+
 CaseInfo info_of(const GraphCase& c, Algo algo, const std::string& variant, int source) {
   return {variant + " " + algo_name(algo) + ", " + c.name, c.seed,
           "vertices=" + std::to_string(c.csr.num_vertices) +

@@ -51,6 +51,16 @@ GraphCase make_case(std::string name, cudalab::sparse::EdgeList edges, std::uint
 GraphCase worked_example();
 std::vector<int> worked_example_depths();  // from source 2
 
+// The technique check's contention graph: a source joined to `sharing` vertices, each of them
+// joined to each of `shared` vertices (a complete bipartite graph), and a leaf on each of those;
+// source 0. At depth 2 every one of the `shared` vertices is reached from all `sharing` frontier
+// vertices at once: claims by a plain test and a write let many of them win (the lanes of a warp
+// test together, before any of them writes), so the next frontier gets each vertex many times
+// and its queue of num_vertices entries overflows (or, cut at its size, loses vertices, whose
+// leaves then keep -1). Exactly one winner per vertex: the queue holds each once. Defaults:
+// 256 and 4096 (8,449 vertices, 2.1 million arcs).
+GraphCase contention_case(int sharing = 256, int shared = 4096);
+
 // Which cases a check runs: all of them, or, under compute-sanitizer (racecheck slows a search
 // with the single-block kernel's shared-memory levels by 100x and more, and its time grows with
 // levels x sources x graphs), a few graphs from one or two sources each that still run every

@@ -9,7 +9,9 @@
 // Depth starts filled with 0x7E7E7E7E (never a depth), so an unwritten vertex fails; guard zones
 // around the queues catch a frontier that overflows (a vertex enqueued twice).
 // The technique check reads the candidate's PTX: bfs_frontier_kernel must claim vertices with an
-// atomic (atom.*.cas / min / exch) and reserve queue slots with atomic adds. The sanitize label
+// atomic (atom.*.cas / min / exch) and reserve queue slots with atomic adds; on a GPU the claims
+// must also be exclusive in what they did (contention_case: 256 frontier vertices sharing each
+// of 4096 neighbours). The sanitize label
 // runs memcheck and racecheck (the course's benign race is on global memory: racecheck checks
 // shared memory and stays clean) on every correctness check but the [large] ones: the real graphs
 // and the searches of thousands of levels (chains, a long thin grid), which take many minutes
@@ -54,7 +56,26 @@ GRADED_CHECK("frontier kernel claims vertices and queue slots with atomics", "[l
   };
   const LaunchTrace trace = trace_launches(
       [] { lab08::run_case(lab08::worked_example(), Algo::frontier, lab08::kCandidate); });
-  require_candidate_technique(rule, trace);
+  TechniqueVerdict verdict = judge_technique(candidate_ptx(), rule, trace);
+  // On a GPU, what the claims did: counters see an atomic executed, not whether it won, so a
+  // token atomicCAS beside a plain test-and-write looks like the lesson. The contention graph
+  // tells them apart by the result: with plain claims the lanes of a warp that share a neighbour
+  // all see it unvisited and all queue it, and the next frontier overflows its num_vertices
+  // entries (the guard zones, or an illegal address) or, cut at its size, loses vertices.
+  if (verdict.status == TechniqueVerdict::Status::pass && trace.has_device) {
+    const lab08::GraphCase contention = lab08::contention_case();
+    const std::string problem = lab08::run_case(contention, Algo::frontier, lab08::kCandidate);
+    if (!problem.empty()) {
+      verdict.status = TechniqueVerdict::Status::fail;
+      verdict.message =
+          "the frontier kernel's claims are not exclusive: on a graph where 256 frontier "
+          "vertices reach each of 4096 vertices at once, the search went wrong:\n" +
+          problem +
+          "\nexactly one thread may win a vertex: an atomic on its depth whose result says who "
+          "won;\na plain test and write lets every lane of a warp that tests it win it together";
+    }
+  }
+  require_technique({verdict});
 }
 
 // ---- Part 1: the course's edge-parallel BFS --------------------------------------------------

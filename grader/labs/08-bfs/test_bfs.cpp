@@ -56,6 +56,25 @@ TEST_CASE("generated graphs cover every kind and source", "[lab08][host]") {
   CHECK(chain_mixed);
 }
 
+TEST_CASE("the contention graph: every shared vertex is reached from all the frontier at once",
+          "[lab08][host]") {
+  const lab08::GraphCase c = lab08::contention_case(8, 32);
+  CHECK_NOTHROW(cudalab::sparse::validate(c.csr));
+  REQUIRE(c.csr.num_vertices == 1 + 8 + 2 * 32);
+  CHECK(c.sources == std::vector<int>{0});
+  const auto d = bfs_depths(c.csr, 0);
+  // depth 1: the 8 sharing vertices, each joined to all 32 shared ones (depth 2), each of which
+  // has its own leaf (depth 3): a frontier that loses a shared vertex leaves a leaf at -1.
+  CHECK(std::count(d.begin(), d.end(), 1) == 8);
+  CHECK(std::count(d.begin(), d.end(), 2) == 32);
+  CHECK(std::count(d.begin(), d.end(), 3) == 32);
+  for (int b = 0; b < 32; ++b) CHECK(c.csr.degree(1 + 8 + b) == 8 + 1);
+  // The graded size: as many arcs as the comment says, and a queue the size of the graph.
+  const lab08::GraphCase graded = lab08::contention_case();
+  CHECK(graded.csr.num_vertices == 8449);
+  CHECK(graded.csr.num_arcs() == 2 * (256 + 256 * 4096 + 4096));
+}
+
 TEST_CASE("multigraph cases keep self-loops and repeated neighbours", "[lab08][host]") {
   for (const auto& c : lab08::multigraph_cases(7, lab08::CaseSet::full)) {
     CAPTURE(c.name);
