@@ -2,9 +2,12 @@
 #include "confine.h"
 
 #include <fcntl.h>
+#include <linux/landlock.h>
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -96,6 +99,46 @@ std::string forbid(bool executable_memory_too, bool writes_too) {
 
 std::string confine_before_loading(bool no_writes) {
   return forbid(false, no_writes);
+}
+
+std::string writes_beneath_only(const std::vector<std::string>& folders) {
+#if defined(SYS_landlock_create_ruleset) && defined(SYS_landlock_add_rule) && \
+    defined(SYS_landlock_restrict_self)
+  // Only opening a file for writing is handled (allowed beneath the folders, refused elsewhere);
+  // everything else (reading, listing, the descriptors already open) is as it was.
+  landlock_ruleset_attr attr{};
+  attr.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE;
+  const int ruleset =
+      static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  if (ruleset < 0)
+    return errno == ENOSYS || errno == EOPNOTSUPP
+               ? kNoLandlock
+               : std::string("landlock_create_ruleset: ") + std::strerror(errno);
+  std::string problem;
+  for (const std::string& folder : folders) {
+    struct stat st {};
+    if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    const int fd = open(folder.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+      problem = "open(" + folder + "): " + std::strerror(errno);
+      break;
+    }
+    landlock_path_beneath_attr beneath{};
+    beneath.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE;
+    beneath.parent_fd = fd;
+    if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0) != 0)
+      problem = "landlock_add_rule(" + folder + "): " + std::strerror(errno);
+    close(fd);
+    if (!problem.empty()) break;
+  }
+  if (problem.empty() && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
+    problem = std::string("landlock_restrict_self: ") + std::strerror(errno);
+  close(ruleset);
+  return problem;
+#else
+  (void)folders;
+  return kNoLandlock;
+#endif
 }
 
 std::string confine_after_loading() {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace cudalab::serve {
 
@@ -17,6 +18,16 @@ namespace cudalab::serve {
 // one that reads the GPU's counters opens the driver's files for each call's range, and is
 // never timed). "" or what failed.
 std::string confine_before_loading(bool no_writes);
+
+// For a process that reads the GPU's counters (confine_before_loading(false)): files opened for
+// writing only beneath `folders` (those that exist), for good, with Landlock (Linux 5.13 and
+// later). The driver's device files, which CUPTI's range profiler opens read-write for each
+// range, are beneath /dev; /proc/self/mem, through which the file's code could rewrite the
+// process's code or data pages whatever their protection (and so the counts), is not. Reading
+// stays allowed. "" when applied; kNoLandlock when the kernel has no Landlock (the caller goes
+// on without it: docs/grading.md); otherwise what failed. Needs PR_SET_NO_NEW_PRIVS first.
+inline constexpr char kNoLandlock[] = "the kernel has no Landlock (Linux 5.13 or later)";
+std::string writes_beneath_only(const std::vector<std::string>& folders);
 
 // Phase 2, once the library is loaded: no new executable memory. "" or what failed.
 std::string confine_after_loading();

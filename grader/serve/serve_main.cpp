@@ -451,6 +451,15 @@ int main(int argc, char** argv) {
     return not_serving(std::string("PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
   if (const std::string e = serve::confine_before_loading(counters == nullptr); !e.empty())
     return not_serving(e);
+  // A counted process may open files for writing (the range profiler opens the driver's), but
+  // only the device files and the scratch folders: not /proc/self/mem, through which the file's
+  // code could rewrite this process's code or the counts. A kernel without Landlock leaves that
+  // open (docs/grading.md, "What it does not guarantee").
+  if (counters != nullptr) {
+    if (const std::string e = serve::writes_beneath_only({"/dev", "/tmp"});
+        !e.empty() && e != serve::kNoLandlock)
+      return not_serving(e);
+  }
 
   // The student's code, confined from its first constructor on.
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

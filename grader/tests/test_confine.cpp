@@ -36,6 +36,7 @@ namespace fs = std::filesystem;
 using cudalab::serve::confine_after_loading;
 using cudalab::serve::confine_before_loading;
 using cudalab::serve::make_undumpable;
+using cudalab::serve::writes_beneath_only;
 
 constexpr int kFinished = 90;  // the child's exit code when it ran to its end
 
@@ -286,6 +287,56 @@ TEST_CASE("confine_before_loading(false): files may be opened for writing (a cou
   CHECK(r["open(existing, O_WRONLY|O_TRUNC)"] == 0);
   CHECK(r["write"] == 0);
   CHECK(contents(existing) == "counted\n");
+  CHECK(r["fork"] == EPERM);
+}
+
+TEST_CASE("writes_beneath_only: a counted process writes its allowed folders, not /proc/self/mem",
+          "[grader][confine]") {
+  // prepare: a folder the process may write in, and one it may not
+  TempFolder allowed("landlock-allowed"), other("landlock-other");
+  const std::string inside = (allowed.path / "inside").string();
+  const std::string outside = (other.path / "outside").string();
+  std::ofstream(outside) << "original\n";
+
+  // run: as cudalab-serve confines a counted process (seccomp without the write rule, then
+  // Landlock), the child tries to open each for writing
+  std::string landlock;
+  const Results r = in_child([&](Report& report) {
+    if (const std::string e = confine_before_loading(false); !e.empty())
+      return report.problem("confine_before_loading: " + e);
+    const std::string e = writes_beneath_only({"/dev", allowed.path.string(), "/no/such/folder"});
+    report.set("landlock available", e != cudalab::serve::kNoLandlock);
+    if (!e.empty() && e != cudalab::serve::kNoLandlock)
+      return report.problem("writes_beneath_only: " + e);
+    report.set("open(/proc/self/mem, O_RDWR)", open_error(open("/proc/self/mem", O_RDWR)));
+    report.set("open(/proc/self/mem, O_RDONLY)", open_error(open("/proc/self/mem", O_RDONLY)));
+    report.set("open(/dev/null, O_RDWR)", open_error(open("/dev/null", O_RDWR)));
+    const int in = open(inside.c_str(), O_WRONLY | O_CREAT, 0600);
+    report.set("open(inside, O_WRONLY|O_CREAT)", in < 0 ? errno : 0);
+    if (in >= 0) {
+      report.set("write inside", write_all(in, "counted\n") ? 0 : errno);
+      close(in);
+    }
+    report.set("open(outside, O_WRONLY|O_TRUNC)",
+               open_error(open(outside.c_str(), O_WRONLY | O_TRUNC)));
+    report.set("open(outside, O_RDONLY)", open_error(open(outside.c_str(), O_RDONLY)));
+    report.set("fork", fork_error());  // the seccomp rules still hold
+  });
+
+  // verify: with Landlock, only /proc/self/mem and the other folder are refused for writing
+  if (r["landlock available"] == 0) {
+    WARN("this kernel has no Landlock: a counted process's writes are not limited here");
+    return;
+  }
+  CHECK(r["open(/proc/self/mem, O_RDWR)"] == EACCES);
+  CHECK(r["open(/proc/self/mem, O_RDONLY)"] == 0);
+  CHECK(r["open(/dev/null, O_RDWR)"] == 0);
+  CHECK(r["open(inside, O_WRONLY|O_CREAT)"] == 0);
+  CHECK(r["write inside"] == 0);
+  CHECK(contents(inside) == "counted\n");
+  CHECK(r["open(outside, O_WRONLY|O_TRUNC)"] == EACCES);
+  CHECK(r["open(outside, O_RDONLY)"] == 0);
+  CHECK(contents(outside) == "original\n");
   CHECK(r["fork"] == EPERM);
 }
 
