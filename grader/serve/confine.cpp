@@ -108,8 +108,7 @@ std::string writes_beneath_only(const std::vector<std::string>& folders) {
   // everything else (reading, listing, the descriptors already open) is as it was.
   landlock_ruleset_attr attr{};
   attr.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE;
-  const int ruleset =
-      static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  const int ruleset = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
   if (ruleset < 0)
     return errno == ENOSYS || errno == EOPNOTSUPP
                ? kNoLandlock
