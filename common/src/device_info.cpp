@@ -89,6 +89,14 @@ DeviceInfo query_device(int id, bool measure_copy) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, id));
   d.name = prop.name;
+  char hex[3];
+  d.uuid = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(prop.uuid.bytes[i]));
+    d.uuid += hex;
+    if (i == 3 || i == 5 || i == 7 || i == 9) d.uuid += '-';
+  }
+  CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   d.cc_major = prop.major;
   d.cc_minor = prop.minor;
   d.sm_count = prop.multiProcessorCount;

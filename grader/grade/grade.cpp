@@ -46,6 +46,7 @@
 #include "policy.h"
 #include "process.h"
 #include "profile.h"
+#include "profile_cache.h"
 #include "record.h"
 #include "report.h"
 #include "sanitizer_output.h"
@@ -84,7 +85,10 @@ struct Options {
   int sanitizer_checks = -1;  // correctness checks per sanitizer process (0: all of the lab's;
                               // -1: auto, sanitizer_group_size)
   bool sanitize = true;
-  bool profile = true;   // on a GPU, the profile of each [profile] performance check
+  bool profile = true;  // on a GPU, the profile of each [profile] performance check
+  // Where the reference's profiles are kept between grades, and what they depend on besides the
+  // lab (the GPU, its driver, the seed, cudalab-serve): profile_cache.h. Set once a GPU is found.
+  std::string profile_cache, profile_key;
   bool isolate = false;  // every check in a process of its own (run_checks)
   GpuLock gpu_lock;      // shared with the other grades on this GPU (gpu_lock.h); none by default
   bool list = false;
@@ -1024,6 +1028,9 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
   }
 }
 
+// The message of a reference profile taken from the cache rather than run (schedule_profiles).
+const char* const kProfileKept = "kept from an earlier grade on this GPU";
+
 // Once a lab's untimed checks have passed, on a GPU: the profile of each performance check tagged
 // [profile] (its case run twice more, untimed: once with the candidate's process counted, once
 // with the reference's; the student's kernel beside the reference's, added to the check's detail
@@ -1031,13 +1038,37 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
 void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o, JobPool& pool,
                        SharedProgress& progress) {
   if (!report.has_device || !o.profile || !run.correctness_passed) return;
+  // The reference's side depends on the reference and the case (the lab's solution grader has
+  // the case; the reference's library is the solution built as a candidate, beside it:
+  // cudalab_add_lab's lib<lab>-candidate-solution.so), the GPU and the seed: kept from an earlier
+  // grade under that key, it is not run again.
+  const std::string solution_dir =
+      run.lab.solution_grader.substr(0, run.lab.solution_grader.find_last_of('/') + 1);
+  const std::string key =
+      o.profile_key.empty()
+          ? std::string()
+          : o.profile_key + "\nsolution grader " + file_identity(run.lab.solution_grader) +
+                "\nreference " +
+                file_identity(solution_dir + "liblab" + run.lab.id + "-candidate-solution.so");
   for (const std::size_t ci : run.timed) {
     const CheckRecord& listed = run.listed[ci];
     if (listed.tags.find("[profile]") == std::string::npos) continue;
     for (const char* side : {"candidate", "reference"}) {
+      const bool reference = std::string(side) == "reference";
+      if (reference && !key.empty()) {
+        if (auto kept = load_profile(o.profile_cache, run.lab.id, listed.name, key)) {
+          CheckRecord r = listed;
+          r.status = "passed";
+          r.message = kProfileKept;
+          r.measurements = std::move(*kept);
+          std::lock_guard<std::mutex> lock(run.mutex);
+          run.profiles[ci].push_back(std::move(r));
+          continue;
+        }
+      }
       progress.planned(1);
       pool.add(
-          [&run, &o, &progress, ci, side] {
+          [&run, &o, &progress, ci, side, reference, key] {
             const CheckRecord& check = run.listed[ci];
             progress.started("lab " + run.lab.id + ": profile of the " + side + ": " + check.name);
             const Stopwatch time;
@@ -1047,6 +1078,12 @@ void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o,
               r = run_check(run.exe, check, o, {std::string("CUDALAB_PROFILE=") + side});
             } catch (const std::exception& e) {
               r = grading_error(check, e);
+            }
+            if (reference && !key.empty()) {
+              ProfileFigures figures;
+              for (const auto& [name, value] : r.measurements)
+                if (name.rfind("profile_reference_", 0) == 0) figures[name] = value;
+              store_profile(o.profile_cache, run.lab.id, check.name, key, figures);
             }
             {
               std::lock_guard<std::mutex> lock(run.mutex);
@@ -1066,8 +1103,10 @@ void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o,
 void add_profile(CheckRecord& check, const std::vector<CheckRecord>& runs, double* seconds) {
   std::map<std::string, double> figures;
   std::string why;
+  bool kept = false;
   for (const CheckRecord& run : runs) {
     *seconds += run.seconds;
+    kept = kept || run.message == kProfileKept;
     bool measured = false;
     for (const auto& [key, value] : run.measurements) {
       if (key.rfind("profile_", 0) != 0) continue;
@@ -1084,6 +1123,7 @@ void add_profile(CheckRecord& check, const std::vector<CheckRecord>& runs, doubl
     text = why.rfind("no profile", 0) == 0 ? why : "no profile: " + why;
   } else {
     for (const auto& [key, value] : figures) check.measurements[key] = value;
+    if (kept) text += " (the reference's figures from an earlier grade on this GPU)";
   }
   check.message += (check.message.empty() ? "" : "\n") + text;
 }
@@ -1265,6 +1305,12 @@ int grade(Options o) {
     const cudalab::DeviceInfo device = cudalab::query_device(0, false);
     report.device_name = device.name;
     report.device_memory_bytes = device.global_memory_bytes;
+    // What the reference's profiles depend on besides the lab (profile_cache.h): the GPU itself,
+    // its driver, the seed and the server that runs the reference, beside this program.
+    o.profile_cache = beside_manifest(o, "profile-cache");
+    o.profile_key = "device " + device.name + " " + device.uuid + "\ndriver " +
+                    std::to_string(device.driver_version) + "\nseed " + std::to_string(o.seed) +
+                    "\nserver " + file_identity(CUDALAB_SERVE);
   }
   report.source_dir = CUDALAB_SOURCE_DIR;
   if (!report.has_device) std::cout << no_device_notice(report, o.color) << "\n";

@@ -19,6 +19,8 @@ bool has_cuda_device(std::string* reason = nullptr);
 struct DeviceInfo {
   int id = 0;
   std::string name;
+  std::string uuid;        // "GPU-" and the device's 16 bytes in hex, as nvidia-smi -L shows it
+  int driver_version = 0;  // cudaDriverGetVersion: 13000 for CUDA 13.0
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   int sm_clock_khz = 0;
