@@ -11,11 +11,12 @@
 // The technique check reads the candidate's PTX: bfs_frontier_kernel must claim vertices with an
 // atomic (atom.*.cas / min / exch) and reserve queue slots with atomic adds; on a GPU the claims
 // must also be exclusive in what they did (contention_case: 256 frontier vertices sharing each
-// of 4096 neighbours). The sanitize label
-// runs memcheck and racecheck (the course's benign race is on global memory: racecheck checks
-// shared memory and stays clean) on every correctness check but the [large] ones: the real graphs
-// and the searches of thousands of levels (chains, a long thin grid), which take many minutes
-// under racecheck; the grids and Kronecker graphs it does run cover the same kernels.
+// of 4096 neighbours).
+// The sanitize label runs memcheck and racecheck (the course's benign race is on global memory:
+// racecheck checks shared memory and stays clean) on every correctness check but the [large]
+// ones: the real graphs and the searches of thousands of levels (chains, a long thin grid), which
+// take many minutes under racecheck; the grids and Kronecker graphs it does run cover the same
+// kernels.
 #include "grading.h"
 #include "impls.h"
 #include "launch_trace.h"
