@@ -105,8 +105,10 @@ endfunction()
 # machine), so a first grade from a fresh clone, and CI, wait less. -O1 comes after the build
 # type's -O3 on the command line, so it is the one that counts.
 function(cudalab_quick_build)
-  set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
-    PROPERTIES COMPILE_OPTIONS -O1)
+  if(ARGN)
+    set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+      PROPERTIES COMPILE_OPTIONS -O1)
+  endif()
 endfunction()
 
 function(cudalab_cuda_options target)
