@@ -1,10 +1,16 @@
-// Helpers shared by the common host tests: looking for parts of a message, setting an
-// environment variable for a test.
+// Helpers shared by the host tests (common's and the grader's): looking for parts of a message,
+// setting an environment variable for a test, a folder of the test's own, a file's text.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
+#include <system_error>
 
 #include "cudalab/catch.h"
 
@@ -46,5 +52,31 @@ class ScopedEnv {
   std::string old_;
   bool had_ = false;
 };
+
+// A folder of the test's own under the temporary directory ("cudalab-test-<name>-<pid>"), made
+// empty on construction and removed with what is in it on destruction.
+struct TempFolder {
+  std::filesystem::path path;
+  explicit TempFolder(const std::string& name)
+      : path(std::filesystem::temp_directory_path() /
+             ("cudalab-test-" + name + "-" + std::to_string(getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+};
+
+// A file's whole text ("" when it cannot be read).
+inline std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 }  // namespace test_support

@@ -29,6 +29,7 @@
 
 #include "confine.h"
 #include "cudalab/catch.h"
+#include "test_support.h"
 
 namespace {
 
@@ -159,27 +160,8 @@ Results in_child(const std::function<void(Report&)>& body) {
   return Results(std::move(values));
 }
 
-// A folder of the case's own, removed at its end.
-struct TempFolder {
-  fs::path path;
-  explicit TempFolder(const std::string& name)
-      : path(fs::temp_directory_path() /
-             ("cudalab-confine-" + name + "-" + std::to_string(getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-std::string contents(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::file_text;
+using test_support::TempFolder;
 
 void on_signal(int) {}
 void* nothing(void*) {
@@ -258,7 +240,7 @@ TEST_CASE("confine_before_loading(true): no file opened for writing, reading sti
   CHECK(r["/proc/self/status says Seccomp: 2 (filtered)"] == 1);
   CHECK(r["open(existing, O_RDONLY)"] == 0);
   CHECK(r["read existing"] == 0);
-  CHECK(contents(existing) == "original\n");
+  CHECK(file_text(existing) == "original\n");
   CHECK_FALSE(fs::exists(fresh));
   CHECK_FALSE(fs::exists(created));
 }
@@ -286,7 +268,7 @@ TEST_CASE("confine_before_loading(false): files may be opened for writing (a cou
   CHECK(r["open(/dev/null, O_RDWR)"] == 0);
   CHECK(r["open(existing, O_WRONLY|O_TRUNC)"] == 0);
   CHECK(r["write"] == 0);
-  CHECK(contents(existing) == "counted\n");
+  CHECK(file_text(existing) == "counted\n");
   CHECK(r["fork"] == EPERM);
 }
 
@@ -333,10 +315,10 @@ TEST_CASE("writes_beneath_only: a counted process writes its allowed folders, no
   CHECK(r["open(/dev/null, O_RDWR)"] == 0);
   CHECK(r["open(inside, O_WRONLY|O_CREAT)"] == 0);
   CHECK(r["write inside"] == 0);
-  CHECK(contents(inside) == "counted\n");
+  CHECK(file_text(inside) == "counted\n");
   CHECK(r["open(outside, O_WRONLY|O_TRUNC)"] == EACCES);
   CHECK(r["open(outside, O_RDONLY)"] == 0);
-  CHECK(contents(outside) == "original\n");
+  CHECK(file_text(outside) == "original\n");
   CHECK(r["fork"] == EPERM);
 }
 

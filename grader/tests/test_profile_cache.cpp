@@ -10,6 +10,7 @@
 
 #include "cudalab/catch.h"
 #include "profile_cache.h"
+#include "test_support.h"
 
 namespace {
 
@@ -19,14 +20,10 @@ using cudalab::grade::load_profile;
 using cudalab::grade::ProfileFigures;
 using cudalab::grade::store_profile;
 
+// The cache's folder in a folder of the test's own: not made beforehand (store_profile makes it).
 struct Folder {
-  fs::path path = fs::temp_directory_path() / ("cudalab-profile-cache-" + std::to_string(getpid()));
-  Folder() { fs::remove_all(path); }
-  ~Folder() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string dir() const { return (path / "cache").string(); }
+  test_support::TempFolder own{"profile-cache"};
+  std::string dir() const { return (own.path / "cache").string(); }
   // The one entry's file.
   fs::path entry() const {
     for (const auto& e : fs::directory_iterator(dir())) return e.path();
@@ -68,11 +65,7 @@ TEST_CASE("profile cache: a damaged or half-written entry is a miss, never a fig
   Folder f;
   REQUIRE(store_profile(f.dir(), "01", "performance vs reference", kKey, kFigures));
   const fs::path entry = f.entry();
-  std::string text;
-  {
-    std::ifstream in(entry);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  const std::string text = test_support::file_text(entry);
   const auto with = [&](const std::string& damaged) {
     std::ofstream(entry, std::ios::trunc) << damaged;
     return load_profile(f.dir(), "01", "performance vs reference", kKey).has_value();
@@ -105,8 +98,7 @@ TEST_CASE("profile cache: a damaged or half-written entry is a miss, never a fig
 
 TEST_CASE("profile cache: a file's identity changes when it is rebuilt",
           "[grader][profile-cache]") {
-  Folder f;
-  fs::create_directories(f.path);
+  const test_support::TempFolder f("profile-cache-identity");
   const std::string file = (f.path / "lab01-grader-solution").string();
   CHECK(file_identity(file) == file + " missing");
   std::ofstream(file) << "one build";

@@ -9,6 +9,7 @@
 
 #include "cudalab/catch.h"
 #include "process.h"
+#include "test_support.h"
 
 namespace {
 
@@ -29,9 +30,8 @@ ProcessResult in_sandbox(const Sandbox& box, const std::string& script) {
 TEST_CASE("the sandbox: read-only repository, private /tmp, own PID namespace, no network",
           "[grader][sandbox]") {
   namespace fs = std::filesystem;
-  const fs::path shared =
-      fs::temp_directory_path() / ("cudalab-sandbox-" + std::to_string(getpid()));
-  fs::create_directories(shared);
+  const test_support::TempFolder folder("sandbox");
+  const fs::path& shared = folder.path;
   std::ofstream(shared / "file") << "original\n";
   Sandbox box;
   try {
@@ -41,7 +41,6 @@ TEST_CASE("the sandbox: read-only repository, private /tmp, own PID namespace, n
   }
   if (box.prefix.empty()) {
     WARN("not tested here: " + box.description);
-    fs::remove_all(shared);
     return;
   }
   CHECK(box.description.rfind("bubblewrap: no network, own PID namespace", 0) == 0);
@@ -52,10 +51,7 @@ TEST_CASE("the sandbox: read-only repository, private /tmp, own PID namespace, n
   CHECK(read.output == "original\n");
   const ProcessResult write = in_sandbox(box, "echo forged > '" + (shared / "file").string() + "'");
   CHECK(write.exit_code != 0);
-  std::ifstream after(shared / "file");
-  std::string line;
-  std::getline(after, line);
-  CHECK(line == "original");
+  CHECK(test_support::file_text(shared / "file") == "original\n");
 
   // /tmp is its own, writable, and gone afterwards.
   const std::string probe = "cudalab-sandbox-probe-" + std::to_string(getpid());
@@ -69,7 +65,6 @@ TEST_CASE("the sandbox: read-only repository, private /tmp, own PID namespace, n
   const ProcessResult net = in_sandbox(box, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
   CHECK(net.exit_code == 0);
   CHECK(net.output == "lo\n");
-  fs::remove_all(shared);
 }
 
 TEST_CASE("the sandbox modes: off says so, on refuses to run without it", "[grader][sandbox]") {
