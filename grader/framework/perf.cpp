@@ -2,7 +2,10 @@
 
 #include "gpu_state.h"
 
+#include <sys/random.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 #include "cudalab/device_buffer.h"
 #include "cudalab/device_data.h"
@@ -20,6 +24,18 @@
 #include "remote.h"
 
 namespace cudalab::grade {
+
+std::uint64_t sample_key() {
+  std::uint64_t key = 0;
+  auto* bytes = reinterpret_cast<unsigned char*>(&key);
+  for (std::size_t got = 0; got < sizeof key;) {
+    const ssize_t n = getrandom(bytes + got, sizeof key - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error("no random key for a timed sample (getrandom failed)");
+    got += static_cast<std::size_t>(n);
+  }
+  return key;
+}
 
 namespace {
 
@@ -97,8 +113,8 @@ class OutputChecks {
 
   // Before the candidate's (launch 0) or the reference's (launch 1) sample.
   void before(std::size_t launch, cudaStream_t s) {
-    if (launch == 0) ++sample_;
-    if (checks_.fresh_inputs) checks_.fresh_inputs(sample_, s);
+    if (launch == 0) key_ = sample_key();
+    if (checks_.fresh_inputs) checks_.fresh_inputs(key_, s);
     // Before the reference's sample, each fixed input as it was before the timing, whatever the
     // candidate's sample did to it (a change is counted first): the reference never reads what
     // the candidate wrote, so zeroing a const input and then writing zeros "matches" nothing.
@@ -216,7 +232,7 @@ class OutputChecks {
   const TimedRunChecks& checks_;
   cudalab::DeviceBuffer<cudalab::DeviceMismatches> counters_;
   std::vector<cudalab::DeviceBuffer<std::uint32_t>> copies_;  // of checks_.unchanged
-  std::uint64_t sample_ = 0;
+  std::uint64_t key_ = 0;                                     // the current sample's (sample_key())
   std::size_t compared_ = 0;
 };
 

@@ -63,13 +63,20 @@ inline cudalab::Tolerance between_results(cudalab::Tolerance exact) {
   return {2.0 * exact.atol, 2.0 * exact.rtol};
 }
 
+// A new sample's key, from the system's random source (getrandom): nothing the candidate has seen
+// (an earlier sample's inputs, the grade's seed, the sample's number) tells a later sample's
+// inputs, so no call of its can compute a later sample's outputs ahead of its timing. (Inputs made
+// from the seed and the sample's number could be foreseen: the generator is invertible, and an
+// earlier sample's values give its seed back.) Throws std::runtime_error when the source fails.
+std::uint64_t sample_key();
+
 // What a lab adds so that the timed runs are checked runs.
 struct TimedRunChecks {
-  // Called before each sample of either launch, outside the timed interval, with the number of
-  // the candidate sample it belongs to (1, 2, ...; the reference's sample after the candidate's
-  // gets the same number): write inputs derived from `sample` alone, so both see the same data.
+  // Called before each sample of either launch, outside the timed interval, with the key of the
+  // candidate sample it belongs to (sample_key(): the reference's sample after the candidate's
+  // gets the same key): write inputs derived from `key` alone, so both see the same data.
   // Empty: the inputs stay as they are (the outputs are still poisoned and compared).
-  std::function<void(std::uint64_t sample, cudaStream_t)> fresh_inputs;
+  std::function<void(std::uint64_t key, cudaStream_t)> fresh_inputs;
   std::vector<TimedOutput> outputs;
   // Device inputs that stay the same through the timing (a matrix, an image, weights): copied
   // before the first sample; before each of the reference's samples compared byte for byte with

@@ -563,11 +563,11 @@ PerfCase::PerfCase(Algo algo_, std::uint64_t seed)
     if (expected[static_cast<std::size_t>(v)] >= 0) component.push_back(v);
 }
 
-int PerfCase::timed_source(std::uint64_t sample) const {
+int PerfCase::timed_source(std::uint64_t key) const {
   // From the first source's component (on the Kronecker graph, the giant one): every timed
   // search covers the same edges, so the TEPS stay comparable, and no source repeats often
   // enough for a result kept from an earlier run to pass.
-  const auto k = cudalab::random_int(derive_seed(sources_seed, sample), 0,
+  const auto k = cudalab::random_int(derive_seed(sources_seed, key), 0,
                                      static_cast<std::int64_t>(component.size()) - 1);
   return component[static_cast<std::size_t>(k)];
 }

@@ -142,8 +142,9 @@ using cudalab::grade::ContextWarmup;  // harness.h
 // The performance workloads: part 2 on a Kronecker graph of scale 20, edge factor 16; part 1 on
 // a 256 x 256 grid (257 to 511 levels: the O(V*E) cost stays bounded). `source` is where the
 // untimed searches start (a corner of the grid: the most levels); every timed run searches from
-// a new source of its component, drawn from the run's number (timed_source). No candidate result
-// is checked against the CPU here: grade_performance compares every run with the reference's
+// a new source of its component, drawn from the run's key (timed_source; sample_key in perf.h:
+// no earlier call can foresee it). No candidate result is checked against the CPU here:
+// grade_performance compares every run with the reference's
 // (the correctness checks compared the same code with the CPU BFS).
 struct PerfCase {
   PerfCase(Algo algo, std::uint64_t seed);
@@ -156,7 +157,7 @@ struct PerfCase {
   std::vector<int> component;  // the vertices reached from source
   std::uint64_t sources_seed;  // of timed_source
   DeviceGraph device;          // the edge list only for the edge-parallel search
-  int timed_source(std::uint64_t sample) const;  // a vertex of `component`
+  int timed_source(std::uint64_t key) const;  // a vertex of `component`
   cudalab::grade::Workload workload() const;
 };
 

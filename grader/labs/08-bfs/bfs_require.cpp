@@ -44,7 +44,7 @@ void grade_bfs_performance(Algo algo, const BfsVariant& candidate, const BfsVari
     cudalab::grade::note(line);
     std::cout << line << std::endl;
   }
-  // Every timed run searches from a new source (timed_source of the run's number: the
+  // Every timed run searches from a new source (timed_source of the run's key: the
   // reference's run after the candidate's searches from the same one); each writes its own
   // depth, filled with kUnwritten before the run (not -1, a depth), compared exactly.
   int source = perf.source;  // the warm-up runs'
