@@ -99,8 +99,12 @@ const DeviceInfo& cached_device() {
 // The device-side check of every timed output (TimedRunChecks::outputs).
 class OutputChecks {
  public:
-  explicit OutputChecks(const TimedRunChecks& checks)
-      : checks_(checks), counters_(checks.outputs.size() + 2 * checks.unchanged.size()) {
+  // `drawn_keys`: each sample's inputs from a key of sample_key(); otherwise always key 1 (a
+  // profile's runs: untimed, in two processes that must see the same inputs).
+  explicit OutputChecks(const TimedRunChecks& checks, bool drawn_keys = true)
+      : checks_(checks),
+        drawn_keys_(drawn_keys),
+        counters_(checks.outputs.size() + 2 * checks.unchanged.size()) {
     const cudalab::DeviceMismatches none{0, ~0ull};
     for (std::size_t i = 0; i < counters_.size(); ++i)
       CUDA_CHECK(cudaMemcpy(counters_.data() + i, &none, sizeof none, cudaMemcpyHostToDevice));
@@ -113,7 +117,7 @@ class OutputChecks {
 
   // Before the candidate's (launch 0) or the reference's (launch 1) sample.
   void before(std::size_t launch, cudaStream_t s) {
-    if (launch == 0) key_ = sample_key();
+    if (launch == 0) key_ = drawn_keys_ ? sample_key() : 1;
     if (checks_.fresh_inputs) checks_.fresh_inputs(key_, s);
     // Before the reference's sample, each fixed input as it was before the timing, whatever the
     // candidate's sample did to it (a change is counted first): the reference never reads what
@@ -230,6 +234,7 @@ class OutputChecks {
   }
 
   const TimedRunChecks& checks_;
+  bool drawn_keys_;
   cudalab::DeviceBuffer<cudalab::DeviceMismatches> counters_;
   std::vector<cudalab::DeviceBuffer<std::uint32_t>> copies_;  // of checks_.unchanged
   std::uint64_t key_ = 0;                                     // the current sample's (sample_key())
@@ -390,7 +395,7 @@ void profile_performance(remote::Endpoint side, const Launch& candidate, const L
   const bool of_candidate = side == remote::Endpoint::candidate;
   const char* name = of_candidate ? "candidate" : "reference";
   const std::size_t counted_launch = of_candidate ? 0 : 1;
-  OutputChecks first(checks);
+  OutputChecks first(checks, /*drawn_keys=*/false);  // the other side's run sees the same inputs
   Stream stream;
   std::map<std::string, double> sums;
   for (std::size_t launch = 0; launch <= counted_launch; ++launch) {
