@@ -5,6 +5,7 @@ submission at a time is built (in a bubblewrap sandbox) and graded.
 
 import contextlib
 import fcntl
+import glob
 import os
 import re
 import shutil
@@ -120,9 +121,41 @@ def gpu_architecture(gpu):
     return m.group(1) + m.group(2) if m else None
 
 
-def build_sandbox(tree):
-    """bubblewrap for building untrusted files: the system read-only, the worker's tree writable,
-    nothing else (no submissions, no batch output, no home), no network. [] without bwrap."""
+def answer_key_files(tree):
+    """The files of TREE that hold the course's answers, as the grade command's sandbox hides
+    them (grader/grade/process.h, answer_key): the solutions, the variants (with each lab's plain
+    answer), the pages before the release takes their answers out (docs/), the history (.git)."""
+    roots = [os.path.join(tree, name) for name in ("solutions", "docs", ".git")]
+    roots += glob.glob(os.path.join(tree, "grader", "labs", "*", "variants"))
+    found = []
+    for root in roots:
+        for folder, _, names in os.walk(root):
+            found += [os.path.join(folder, n) for n in names
+                      if not os.path.islink(os.path.join(folder, n))]
+    return sorted(found)
+
+
+# The answers' stand-in in a student's build: empty, and older than anything the build made, so
+# that Ninja finds the reference (built from the real files before) up to date, and CMake the
+# variants it depends on unchanged.
+PLACEHOLDER_TIME = 946684800  # 2000-01-01
+
+
+def answer_placeholder(folder):
+    """An empty file in FOLDER (outside the tree) dated PLACEHOLDER_TIME; its path."""
+    path = os.path.join(folder, "answer-placeholder")
+    with open(path, "w"):
+        pass
+    os.utime(path, (PLACEHOLDER_TIME, PLACEHOLDER_TIME))
+    return path
+
+
+def build_sandbox(tree, placeholder):
+    """bubblewrap for building untrusted files: the system read-only, the worker's tree writable
+    but its answers (answer_key_files) each the empty PLACEHOLDER, read-only, nothing else (no
+    submissions, no batch output, no home), no network. [] without bwrap. A compile error quotes
+    the lines of what a file includes: a student's file that included a solution would otherwise
+    read the answer in its build log, which the student gets."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return []
@@ -132,8 +165,10 @@ def build_sandbox(tree):
             p += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             p += ["--ro-bind", d, d]
-    p += ["--tmpfs", "/tmp", "--bind", tree, tree, "--proc", "/proc", "--dev", "/dev",
-          "--chdir", tree, "--"]
+    p += ["--tmpfs", "/tmp", "--bind", tree, tree]
+    for path in answer_key_files(tree):
+        p += ["--ro-bind", placeholder, path]
+    p += ["--proc", "/proc", "--dev", "/dev", "--chdir", tree, "--"]
     try:
         ok = subprocess.run(p + ["true"], capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
@@ -286,7 +321,7 @@ class Worker:
             if b.returncode != 0:
                 raise RuntimeError("worker %s: the framework does not build (see %s)" %
                                    (self.name, log.name))
-        self.sandbox = build_sandbox(self.tree)
+        self.sandbox = build_sandbox(self.tree, answer_placeholder(self.dir))
         self.log("ready in %.0f s%s" % (time.time() - start,
                                         "" if self.sandbox else " (no bubblewrap: builds unsandboxed)"))
 

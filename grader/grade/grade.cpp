@@ -1314,11 +1314,12 @@ int grade(Options o) {
   }
   report.source_dir = CUDALAB_SOURCE_DIR;
   if (!report.has_device) std::cout << no_device_notice(report, o.color) << "\n";
-  // The sandbox sees the repository, the build and the data read-only.
+  // The sandbox sees the repository, the build and the data read-only, but not the course's
+  // answers (the solutions, the variants, the pages with their answers, the history).
   std::vector<std::string> visible{CUDALAB_SOURCE_DIR, beside_manifest(o, "")};
   if (const char* data = std::getenv("CUDALAB_DATA_DIR"); data != nullptr && *data != '\0')
     visible.push_back(std::filesystem::absolute(data).string());
-  o.box = make_sandbox(o.sandbox, visible);
+  o.box = make_sandbox(o.sandbox, visible, 1024, answer_key(CUDALAB_SOURCE_DIR));
   report.sandbox = o.box.description;
   std::cout << "Sandbox: " << o.box.description << "\n\n";
 

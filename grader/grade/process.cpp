@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -308,8 +309,22 @@ bool is_symlink(const std::string& path, std::string* target) {
 
 }  // namespace
 
+std::vector<std::string> answer_key(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code e;
+  for (const char* name : {"solutions", "docs", ".git"})
+    if (fs::is_directory(fs::path(root) / name, e))
+      found.push_back((fs::path(root) / name).string());
+  for (const auto& lab : fs::directory_iterator(fs::path(root) / "grader" / "labs", e))
+    if (fs::is_directory(lab.path() / "variants", e))
+      found.push_back((lab.path() / "variants").string());
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 Sandbox make_sandbox(const std::string& mode, const std::vector<std::string>& read_only,
-                     int tmp_mib) {
+                     int tmp_mib, const std::vector<std::string>& hidden) {
   Sandbox none;
   if (mode == "off") {
     none.description = "none: disabled by --sandbox off";
@@ -347,6 +362,9 @@ Sandbox make_sandbox(const std::string& mode, const std::vector<std::string>& re
       if (!dir.empty()) shared.push_back(dir);
   }
   for (const std::string& dir : shared) p.insert(p.end(), {"--ro-bind-try", dir, dir});
+  // The answers: an empty folder, read-only, over each.
+  for (const std::string& dir : hidden)
+    p.insert(p.end(), {"--size", "4096", "--tmpfs", dir, "--remount-ro", dir});
   p.insert(p.end(), {"--proc", "/proc", "--dev", "/dev"});
   // The GPU: the NVIDIA device nodes only.
   int gpu_nodes = 0;
@@ -377,7 +395,8 @@ Sandbox make_sandbox(const std::string& mode, const std::vector<std::string>& re
   s.prefix = p;
   s.description = "bubblewrap: no network, own PID namespace, read-only files, private /tmp (" +
                   std::to_string(tmp_mib) + " MiB), " + std::to_string(gpu_nodes) +
-                  " NVIDIA device node(s)";
+                  " NVIDIA device node(s)" +
+                  (hidden.empty() ? "" : ", the course's answers hidden");
   return s;
 }
 

@@ -332,7 +332,7 @@ class BuildSandbox(unittest.TestCase):
             f.write("1234\n")
         with open(os.path.join(tree, "lab.cu"), "w") as f:
             f.write("ok\n")
-        sandbox = workers.build_sandbox(tree)
+        sandbox = workers.build_sandbox(tree, workers.answer_placeholder(outside))
         if not sandbox:
             self.skipTest("bubblewrap does not work here")
         seen = subprocess.run(sandbox + ["cat", os.path.join(tree, "lab.cu")],
@@ -347,6 +347,39 @@ class BuildSandbox(unittest.TestCase):
         self.assertNotIn("1234", via_proc.stdout)
         home = subprocess.run(sandbox + ["ls", os.path.expanduser("~")], capture_output=True)
         self.assertNotEqual(home.returncode, 0)
+
+    def test_the_answers_are_empty_and_old(self):
+        """A file that includes a solution (or a plain answer, or a page) compiles against an
+        empty file, so its compile errors quote nothing of the answer; the placeholders are older
+        than the build, so Ninja keeps the reference built from the real files."""
+        tree, outside = tempfile.mkdtemp(), tempfile.mkdtemp()
+        answers = ["solutions/09-nbody/nbody.cu", "grader/labs/09-nbody/variants/answer.cu",
+                   "grader/labs/09-nbody/variants/no-softening.patch", "docs/labs/09-nbody.md",
+                   ".git/HEAD"]
+        for rel in answers + ["labs/09-nbody/nbody.cu", "grader/labs/09-nbody/grade_nbody.cpp"]:
+            os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+            with open(os.path.join(tree, rel), "w") as f:
+                f.write("the text of %s\n" % rel)
+        self.assertEqual(workers.answer_key_files(tree),
+                         sorted(os.path.join(tree, rel) for rel in answers))
+        sandbox = workers.build_sandbox(tree, workers.answer_placeholder(outside))
+        if not sandbox:
+            self.skipTest("bubblewrap does not work here")
+        for rel in answers:
+            seen = subprocess.run(sandbox + ["stat", "-c", "%s %Y", rel],
+                                  capture_output=True, text=True)
+            self.assertEqual(seen.stdout, "0 %d\n" % workers.PLACEHOLDER_TIME, rel)
+            forged = subprocess.run(sandbox + ["sh", "-c", "echo x > " + rel], capture_output=True)
+            self.assertNotEqual(forged.returncode, 0, rel)
+        for rel in ("labs/09-nbody/nbody.cu", "grader/labs/09-nbody/grade_nbody.cpp"):
+            seen = subprocess.run(sandbox + ["cat", rel], capture_output=True, text=True)
+            self.assertEqual(seen.stdout, "the text of %s\n" % rel)
+        # The student's own file stays writable; outside the sandbox every answer is whole.
+        wrote = subprocess.run(sandbox + ["sh", "-c", "echo x > labs/09-nbody/nbody.cu"])
+        self.assertEqual(wrote.returncode, 0)
+        for rel in answers:
+            with open(os.path.join(tree, rel)) as f:
+                self.assertEqual(f.read(), "the text of %s\n" % rel)
 
 
 class Options(unittest.TestCase):

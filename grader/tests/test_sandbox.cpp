@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cudalab/catch.h"
 #include "process.h"
@@ -65,6 +66,50 @@ TEST_CASE("the sandbox: read-only repository, private /tmp, own PID namespace, n
   const ProcessResult net = in_sandbox(box, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
   CHECK(net.exit_code == 0);
   CHECK(net.output == "lo\n");
+}
+
+TEST_CASE("the sandbox: the course's answers are not there", "[grader][sandbox]") {
+  // A repository's answers (answer_key): the solutions, the variants, the pages, the history.
+  namespace fs = std::filesystem;
+  const test_support::TempFolder folder("sandbox-answers");
+  const fs::path repo = folder.path / "repo";
+  for (const char* dir : {"solutions/09-nbody", "grader/labs/09-nbody/variants",
+                          "grader/labs/01-conv1d-basic", "labs/09-nbody", "docs/labs", ".git"})
+    fs::create_directories(repo / dir);
+  std::ofstream(repo / "solutions/09-nbody/nbody.cu") << "the answer\n";
+  std::ofstream(repo / "grader/labs/09-nbody/variants/answer.cu") << "the answer\n";
+  std::ofstream(repo / "docs/labs/09-nbody.md") << "the answer\n";
+  std::ofstream(repo / ".git/HEAD") << "the history\n";
+  std::ofstream(repo / "labs/09-nbody/nbody.cu") << "the skeleton\n";
+  std::ofstream(repo / "grader/labs/09-nbody/grade_nbody.cpp") << "the grader\n";
+  const std::vector<std::string> key = cudalab::grade::answer_key(repo.string());
+  CHECK(key == std::vector<std::string>{(repo / ".git").string(), (repo / "docs").string(),
+                                        (repo / "grader/labs/09-nbody/variants").string(),
+                                        (repo / "solutions").string()});
+  Sandbox box;
+  try {
+    box = make_sandbox("auto", {repo.string()}, 1024, key);
+  } catch (const std::exception& e) {
+    FAIL(e.what());
+  }
+  if (box.prefix.empty()) {
+    WARN("not tested here: " + box.description);
+    return;
+  }
+  CHECK(box.description.find("the course's answers hidden") != std::string::npos);
+  // Each answer folder is there, empty, and stays empty; the rest of the repository is as it is.
+  const std::string r = repo.string();
+  for (const char* dir : {"solutions", "grader/labs/09-nbody/variants", "docs", ".git"}) {
+    const ProcessResult ls = in_sandbox(box, "ls -A '" + r + "/" + dir + "'");
+    CHECK(ls.exit_code == 0);
+    CHECK(ls.output.empty());
+    CHECK(in_sandbox(box, "echo x > '" + r + "/" + dir + "/f'").exit_code != 0);
+  }
+  CHECK(in_sandbox(box, "cat '" + r + "/solutions/09-nbody/nbody.cu'").exit_code != 0);
+  CHECK(in_sandbox(box, "cat '" + r + "/labs/09-nbody/nbody.cu'").output == "the skeleton\n");
+  CHECK(in_sandbox(box, "cat '" + r + "/grader/labs/09-nbody/grade_nbody.cpp'").output ==
+        "the grader\n");
+  CHECK(test_support::file_text(repo / "solutions/09-nbody/nbody.cu") == "the answer\n");
 }
 
 TEST_CASE("the sandbox modes: off says so, on refuses to run without it", "[grader][sandbox]") {

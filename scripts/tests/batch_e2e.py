@@ -95,9 +95,12 @@ def make_submissions(subs):
         link.type = tarfile.SYMTYPE
         link.linkname = "/etc/passwd"
         t.addfile(link)
-    # frank: lab 01 includes the reference solution instead of writing a kernel.
+    # frank: lab 01 includes the reference solution instead of writing a kernel, with a macro
+    # that breaks the solution's lines using kBlockSize: their compile errors would quote them
+    # (the solution's text in frank's build log and report) if the build could read the solution.
     write_tree(os.path.join(subs, "frank"),
-               {LAB01: '#include "../../solutions/01-conv1d-basic/conv1d_basic.cu"\n'})
+               {LAB01: '#define kBlockSize !\n'
+                       '#include "../../solutions/01-conv1d-basic/conv1d_basic.cu"\n'})
     # hana: lab 01's file makes the preprocessor read /dev/zero (memory without end, but for the
     # build's limits).
     write_tree(os.path.join(subs, "hana"), {LAB01: '#include "/dev/zero"\n', LAB02: a02})
@@ -184,6 +187,13 @@ def main(argv):
     frank01 = checks(out, "frank", "01")
     expect(all(c["status"] == "failed" and "banned" in c["message"] for c in frank01),
            "frank: lab 01 is banned by the audit")
+    frank_dir = os.path.join(out, "students", "frank")
+    leaked = [name for name in sorted(os.listdir(frank_dir))
+              if os.path.isfile(os.path.join(frank_dir, name)) and
+              "! = 256" in open(os.path.join(frank_dir, name), errors="replace").read()]
+    expect(not leaked, "frank: no line of the solution in his build log or reports (the build "
+           "reads the answers as empty files)%s" % (": found in " + ", ".join(leaked)
+                                                   if leaked else ""))
     with open(os.path.join(out, "students", "alice", "report.json")) as f:
         on_gpu = json.load(f).get("device") is not None
     if on_gpu:  # real verdicts
