@@ -5,7 +5,8 @@
 // key from descriptor K, write records to descriptor R), taken by a constructor that runs before
 // any code of the student's file: a lab file may not have constructors with a priority (the
 // grade command's audit), and the variable is scrubbed from the environment, even from the
-// process's original environment block (/proc/self/environ). Each record starts with the key, so
+// process's original environment block (/proc/self/environ). The same pipe brings the grader's
+// settings after the key (take_settings). Each record starts with the key, so
 // a record written by anything but this listener does not count. Without the variable (ctest
 // runs the grader directly) no record is written and Catch2's exit code tells.
 #include <sys/mman.h>
@@ -54,6 +55,33 @@ Channel& channel() {
   return c;
 }
 
+// After the key, the grader's settings (the seed, the modes): NAME=VALUE lines to the end of the
+// pipe, each CUDALAB_* name set in this process's environment (not in its original block, which
+// /proc shows). The grade command keeps them out of every process's environment in the sandbox
+// (run_with_channel): the sandbox's first process and compute-sanitizer's would show them.
+void take_settings(int fd) {
+  static char text[65536];
+  std::size_t size = 0;
+  while (size < sizeof text - 1) {
+    const ssize_t n = read(fd, text + size, sizeof text - 1 - size);
+    if (n <= 0) break;
+    size += static_cast<std::size_t>(n);
+  }
+  text[size] = '\0';
+  for (char* line = text; *line != '\0';) {
+    char* end = std::strchr(line, '\n');
+    if (end != nullptr) *end = '\0';
+    char* equals = std::strchr(line, '=');
+    if (equals != nullptr && std::strncmp(line, "CUDALAB_", 8) == 0) {
+      *equals = '\0';
+      if (std::strcmp(line, "CUDALAB_CHANNEL") != 0) setenv(line, equals + 1, 1);
+    }
+    if (end == nullptr) break;
+    line = end + 1;
+  }
+  std::memset(text, 0, size);
+}
+
 __attribute__((constructor(101))) void take_channel() {
   char* value = std::getenv("CUDALAB_CHANNEL");
   if (value == nullptr) return;
@@ -75,6 +103,7 @@ __attribute__((constructor(101))) void take_channel() {
       else
         munmap(key, page);
     }
+    take_settings(key_fd);
     close(key_fd);
   }
   std::memset(value, 'x', std::strlen(value));  // the original block, which /proc shows

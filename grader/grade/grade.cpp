@@ -22,6 +22,7 @@
 #include <climits>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <deque>
 #include <filesystem>
@@ -352,19 +353,45 @@ struct ChannelRun {
 
 // Runs a grader (or compute-sanitizer on one) in the sandbox with the record channel: a pipe
 // holding a fresh key, which the grader reads before any student code runs, and a pipe for the
-// records, each of which must start with that key.
+// records, each of which must start with that key. The grader's settings (CUDALAB_* of `env` and
+// of this process's environment: the seed, the modes) travel in the key's pipe after the key,
+// one NAME=VALUE a line, and are not in any process's environment: the sandbox's first process
+// (bubblewrap's) and compute-sanitizer's keep the environment they started with, which any
+// process of the check can read in /proc, the student's among them.
 ChannelRun run_with_channel(const std::vector<std::string>& argv, std::vector<std::string> env,
                             double timeout_s, const Options& o) {
+  std::map<std::string, std::string> settings;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "CUDALAB_", 8) == 0) {
+      const std::string kv = *e;
+      settings[kv.substr(0, kv.find('='))] = kv;
+    }
+  std::vector<std::string> plain;
+  for (const std::string& kv : env)
+    if (kv.rfind("CUDALAB_", 0) == 0)
+      settings[kv.substr(0, kv.find('='))] = kv;
+    else
+      plain.push_back(kv);
+  settings.erase("CUDALAB_CHANNEL");
   const std::string key = random_key();
+  std::string message = key;
+  for (const auto& [name, kv] : settings)
+    if (kv.find('\n') == std::string::npos) message += kv + "\n";
+  // Written whole before the grader starts: it must fit the pipe (64 KiB on Linux).
+  if (message.size() > 60000)
+    throw std::runtime_error("the CUDALAB_ settings are too long for the record channel");
   int key_fds[2], record_fds[2];
   if (pipe2(key_fds, O_CLOEXEC) != 0 || pipe2(record_fds, O_CLOEXEC) != 0)
     throw std::runtime_error("cannot create the record channel");
-  const bool sent = write(key_fds[1], key.data(), key.size()) == static_cast<ssize_t>(key.size());
+  const bool sent =
+      write(key_fds[1], message.data(), message.size()) == static_cast<ssize_t>(message.size());
   close(key_fds[1]);
   if (!sent) throw std::runtime_error("cannot write the record channel's key");
+  env = plain;
   env.push_back("CUDALAB_CHANNEL=" + std::to_string(key_fds[0]) + "," +
                 std::to_string(record_fds[1]));
   ProcessOptions options;
+  options.drop_env_prefix = "CUDALAB_";
   options.inherit = {key_fds[0], record_fds[1]};  // closed here by run_process
   options.capture_fd = record_fds[0];
   options.sandbox = o.box.prefix;

@@ -175,6 +175,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
       const rlimit data{options.data_limit_bytes, options.data_limit_bytes};
       setrlimit(RLIMIT_DATA, &data);
     }
+    if (!options.drop_env_prefix.empty()) {  // compacted in place: no allocation after fork
+      const char* prefix = options.drop_env_prefix.c_str();
+      const std::size_t n = options.drop_env_prefix.size();
+      char** kept = environ;
+      for (char** e = environ; *e != nullptr; ++e)
+        if (std::strncmp(*e, prefix, n) != 0) *kept++ = *e;
+      *kept = nullptr;
+    }
     for (const auto& kv : env) putenv(const_cast<char*>(kv.c_str()));
     std::vector<char*> args;
     for (const auto& a : command) args.push_back(const_cast<char*>(a.c_str()));

@@ -35,6 +35,9 @@ struct ProcessOptions {
   // RLIMIT_DATA of the child, in bytes (0: none): its heap and private writable mappings. The
   // address space (RLIMIT_AS) is left alone: the CUDA driver reserves far more than it uses.
   std::size_t data_limit_bytes = 0;
+  // When set, the variables of this process's environment whose names start with it are not
+  // passed on (`env` is added after): settings that travel another way (run_with_channel).
+  std::string drop_env_prefix;
 };
 
 // Runs argv (argv[0] searched in PATH when it has no '/'), with `env` ("KEY=VALUE") added to this

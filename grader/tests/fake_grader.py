@@ -6,7 +6,9 @@ CUDALAB_LIST_CHECKS=1, and otherwise runs the checks its test spec names, as the
 FAKE_GRADER_DIR says: "plain" (every check passes), "fail-in-group" (beta fails when it shares the
 process with other checks, passes alone), "fails-alone-too" (beta always fails), "crash-in-group"
 (the process kills itself after its first record when it runs several checks), "forged" (a line
-without the key among its records), "nonzero" (every check passes, the process exits 3). Each run
+without the key among its records), "nonzero" (every check passes, the process exits 3), "snoop"
+(each check reads every process's environment and command line in /proc for the seed, as a
+student's code could, and passes only if it is nowhere and came through the channel). Each run
 is logged to calls.log there: "list", "group:<names>" or "one:<name>" (and to times.log, with the
 time it started and FAKE_LAB, the lab it stands for; ends.log, with the time its checks were
 done).
@@ -31,12 +33,25 @@ def main():
     with open(os.path.join(here, "mode")) as f:
         mode = f.read().strip()
     key_fd, record_fd = (int(x) for x in os.environ["CUDALAB_CHANNEL"].split(","))
-    key = os.read(key_fd, 64).decode()
+    # The key, then the settings (NAME=VALUE lines) to the end of the pipe.
+    message = b""
+    while True:
+        chunk = os.read(key_fd, 65536)
+        if not chunk:
+            break
+        message += chunk
+    key = message[:32].decode()
+    for line in message[32:].decode().splitlines():
+        name, _, value = line.partition("=")
+        if name.startswith("CUDALAB_"):
+            os.environ[name] = value
     spec = sys.argv[1] if len(sys.argv) > 1 else ""
     names = [n for n in spec.split(",") if n and not n.startswith("~")]
     chosen = [c for c in CHECKS if not names or c[0] in names]
 
     def log(text):
+        if mode == "snoop":  # in the sandbox, where its folder is read-only
+            return
         with open(os.path.join(here, "calls.log"), "a") as f:
             f.write(text + "\n")
         with open(os.path.join(here, "times.log"), "a") as f:
@@ -53,6 +68,8 @@ def main():
         for name, tags, points in chosen:
             record(name, tags, points, "listed")
         return 0
+    if mode == "snoop":
+        return snoop(chosen, record)
     group = len(chosen) > 1
     entry = ("group:" if group else "one:") + ",".join(c[0] for c in chosen)
     log(entry)
@@ -73,6 +90,34 @@ def main():
     if group and mode == "nonzero":
         return 3
     return min(failed, 255)
+
+
+def snoop(chosen, record):
+    """As a student's code would: every process of the check it can read in /proc, searched for
+    the seed (the file `seed` in FAKE_GRADER_DIR says which) and the grader's settings. Each check
+    passes only if nothing is found and the seed came through the channel (CUDALAB_SEED set here
+    by it)."""
+    with open(os.path.join(os.environ["FAKE_GRADER_DIR"], "seed")) as f:
+        seed = f.read().strip()
+    found = []
+    for pid in sorted(p for p in os.listdir("/proc") if p.isdigit()):
+        for part in ("environ", "cmdline"):
+            try:
+                with open("/proc/%s/%s" % (pid, part), "rb") as f:
+                    text = f.read().decode(errors="replace")
+            except OSError:
+                continue
+            if pid != str(os.getpid()) and (seed in text or "CUDALAB_SEED" in text):
+                found.append("/proc/%s/%s" % (pid, part))
+    got = os.environ.get("CUDALAB_SEED")
+    for name, tags, points in chosen:
+        if found:
+            record(name, tags, points, "failed", "the seed is in " + " ".join(found))
+        elif got != seed:
+            record(name, tags, points, "failed", "no seed from the channel (%s)" % got)
+        else:
+            record(name, tags, points, "passed")
+    return 1 if found or got != seed else 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ import unittest
 
 GRADE = None
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The stand-in's Python: the system's where there is one, which the checks' sandbox can see (it
+# binds the system folders, not a home folder's Python).
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 
 class GroupedChecks(unittest.TestCase):
@@ -31,7 +34,7 @@ class GroupedChecks(unittest.TestCase):
             grader = os.path.join(self.dir, "lab%s-grader" % lab)
             with open(grader, "w") as f:
                 f.write("#!/bin/sh\nFAKE_LAB=%s exec %s %s \"$@\"\n" %
-                        (lab, sys.executable, os.path.join(HERE, "fake_grader.py")))
+                        (lab, PYTHON, os.path.join(HERE, "fake_grader.py")))
             os.chmod(grader, 0o755)
             # The manifest's eleven fields (grade.cpp, read_manifest): no sanitizers, no link
             # check (the audit, the only reader of the object, is not run on --solutions).
@@ -61,6 +64,27 @@ class GroupedChecks(unittest.TestCase):
         with open(report) as f:
             checks = {c["check"]: c for c in json.load(f)["labs"][0]["checks"]}
         return p, calls, checks
+
+    def test_the_seed_is_in_no_process_of_the_check(self):
+        """The grader's settings travel in the record channel, not the environment: in the
+        sandbox, no process a student's code can read in /proc (bubblewrap's first process, the
+        grader, compute-sanitizer's) holds the seed, which a batch hands the grade command in
+        its environment."""
+        for name, text in (("mode", "snoop"), ("seed", "7134029")):
+            with open(os.path.join(self.dir, name), "w") as f:
+                f.write(text)
+        report = os.path.join(self.dir, "report.json")
+        env = dict(os.environ, FAKE_GRADER_DIR=self.dir, CUDALAB_SEED="7134029")
+        p = subprocess.run([GRADE, "--manifest", self.manifest, "--solutions", "--sandbox", "auto",
+                            "--color", "never", "--json", report], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+        if "Sandbox: none" in p.stdout:
+            self.skipTest("no sandbox here: " + p.stdout.split("Sandbox: ", 1)[1].split("\n")[0])
+        with open(report) as f:
+            checks = json.load(f)["labs"][0]["checks"]
+        self.assertTrue(checks, p.stdout)
+        for c in checks:
+            self.assertEqual(c["status"], "passed", "%s: %s\n%s" % (c["check"], c["message"], p.stdout))
 
     def intervals(self):
         """[(start, end, lab, entry)] of the stand-in's runs but the listings."""
