@@ -354,12 +354,15 @@ struct ChannelRun {
 // Runs a grader (or compute-sanitizer on one) in the sandbox with the record channel: a pipe
 // holding a fresh key, which the grader reads before any student code runs, and a pipe for the
 // records, each of which must start with that key. The grader's settings (CUDALAB_* of `env` and
-// of this process's environment: the seed, the modes) travel in the key's pipe after the key,
-// one NAME=VALUE a line, and are not in any process's environment: the sandbox's first process
-// (bubblewrap's) and compute-sanitizer's keep the environment they started with, which any
-// process of the check can read in /proc, the student's among them.
-ChannelRun run_with_channel(const std::vector<std::string>& argv, std::vector<std::string> env,
-                            double timeout_s, const Options& o) {
+// of this process's environment: the seed, the modes) and its arguments (`grader_args`: which
+// checks) travel in the key's pipe after the key, one NAME=VALUE a line (the arguments as
+// CUDALAB_ARGS, separated by \x1f), and are in no process's environment or command line:
+// the sandbox's first process (bubblewrap's) and compute-sanitizer's keep the environment and
+// command line they started with, which any process of the check can read in /proc, the
+// student's among them.
+ChannelRun run_with_channel(const std::vector<std::string>& argv,
+                            const std::vector<std::string>& grader_args,
+                            std::vector<std::string> env, double timeout_s, const Options& o) {
   std::map<std::string, std::string> settings;
   for (char** e = environ; *e != nullptr; ++e)
     if (std::strncmp(*e, "CUDALAB_", 8) == 0) {
@@ -373,6 +376,13 @@ ChannelRun run_with_channel(const std::vector<std::string>& argv, std::vector<st
     else
       plain.push_back(kv);
   settings.erase("CUDALAB_CHANNEL");
+  settings.erase("CUDALAB_ARGS");
+  if (!grader_args.empty()) {
+    std::string joined = "CUDALAB_ARGS=";
+    for (std::size_t i = 0; i < grader_args.size(); ++i)
+      joined += (i == 0 ? "" : "\x1f") + grader_args[i];
+    settings["CUDALAB_ARGS"] = joined;
+  }
   const std::string key = random_key();
   std::string message = key;
   for (const auto& [name, kv] : settings)
@@ -430,7 +440,7 @@ std::vector<CheckRecord> list_checks(const std::string& exe, const std::string& 
   env.push_back("CUDALAB_LIST_CHECKS=1");
   // Declaration order: the grade command relies on correctness checks coming before the timed
   // ones (Catch2 3.9 and later shuffle by default).
-  const ChannelRun run = run_with_channel({exe, spec, "--order", "decl"}, env, 120, o);
+  const ChannelRun run = run_with_channel({exe}, {spec, "--order", "decl"}, env, 120, o);
   if (run.records.empty() && !allow_none)
     throw std::runtime_error("could not list the checks of " + exe + " (" +
                              describe_ending(run.process, 120) +
@@ -469,7 +479,7 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
                       const std::vector<std::string>& extra_env = {}) {
   std::vector<std::string> env = grader_env(o);
   env.insert(env.end(), extra_env.begin(), extra_env.end());
-  const ChannelRun run = run_with_channel({exe, exact_spec(listed.name)}, env, o.timeout_s, o);
+  const ChannelRun run = run_with_channel({exe}, {exact_spec(listed.name)}, env, o.timeout_s, o);
   const ProcessResult& p = run.process;
   const std::string ending = describe_ending(p, o.timeout_s);
   const std::string tail = last_lines(p.output, 5);
@@ -533,7 +543,7 @@ std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<Ch
       ChannelRun run;
       bool clean = true;
       try {
-        run = run_with_channel({exe, spec, "--order", "decl"}, grader_env(o),
+        run = run_with_channel({exe}, {spec, "--order", "decl"}, grader_env(o),
                                o.timeout_s * static_cast<double>(checks.size()), o);
       } catch (const std::exception&) {
         clean = false;  // each check alone says what went wrong
@@ -642,8 +652,8 @@ SanitizerPart run_sanitizer_part(const std::string& exe, const std::string& tool
   std::string spec;  // Catch2: a comma between test specs means "or"
   for (const auto& c : checks) spec += (spec.empty() ? "" : ",") + exact_spec(c);
   return {checks, run_with_channel({CUDALAB_SANITIZER, "--tool", tool, "--error-exitcode", "86",
-                                    "--show-backtrace", "device", "--print-limit", "16", exe, spec},
-                                   env, sanitizer_limit_s(o, checks.size()), o)};
+                                    "--show-backtrace", "device", "--print-limit", "16", exe},
+                                   {spec}, env, sanitizer_limit_s(o, checks.size()), o)};
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {

@@ -7,8 +7,9 @@ FAKE_GRADER_DIR says: "plain" (every check passes), "fail-in-group" (beta fails 
 process with other checks, passes alone), "fails-alone-too" (beta always fails), "crash-in-group"
 (the process kills itself after its first record when it runs several checks), "forged" (a line
 without the key among its records), "nonzero" (every check passes, the process exits 3), "snoop"
-(each check reads every process's environment and command line in /proc for the seed, as a
-student's code could, and passes only if it is nowhere and came through the channel). Each run
+(each check reads every process's environment and command line in /proc for the seed and the
+checks' names, as a student's code could, and passes only if they are nowhere and the seed came
+through the channel). Each run
 is logged to calls.log there: "list", "group:<names>" or "one:<name>" (and to times.log, with the
 time it started and FAKE_LAB, the lab it stands for; ends.log, with the time its checks were
 done).
@@ -45,7 +46,12 @@ def main():
         name, _, value = line.partition("=")
         if name.startswith("CUDALAB_"):
             os.environ[name] = value
-    spec = sys.argv[1] if len(sys.argv) > 1 else ""
+    # The arguments come in the channel (CUDALAB_ARGS, separated by \x1f), as grader_main.cpp
+    # takes them; a command line that names a check is a failure of the grade command.
+    args = os.environ["CUDALAB_ARGS"].split("\x1f") if "CUDALAB_ARGS" in os.environ else []
+    if len(sys.argv) > 1:
+        raise SystemExit("the check named on the command line: %s" % " ".join(sys.argv[1:]))
+    spec = args[0] if args else ""
     names = [n for n in spec.split(",") if n and not n.startswith("~")]
     chosen = [c for c in CHECKS if not names or c[0] in names]
 
@@ -107,12 +113,14 @@ def snoop(chosen, record):
                     text = f.read().decode(errors="replace")
             except OSError:
                 continue
-            if pid != str(os.getpid()) and (seed in text or "CUDALAB_SEED" in text):
+            named = any(name in text for name, _, _ in chosen)  # which checks run
+            if pid != str(os.getpid()) and (seed in text or "CUDALAB_SEED" in text or named):
                 found.append("/proc/%s/%s" % (pid, part))
     got = os.environ.get("CUDALAB_SEED")
     for name, tags, points in chosen:
         if found:
-            record(name, tags, points, "failed", "the seed is in " + " ".join(found))
+            record(name, tags, points, "failed",
+                   "the seed or the check's name is in " + " ".join(found))
         elif got != seed:
             record(name, tags, points, "failed", "no seed from the channel (%s)" % got)
         else:

@@ -1,7 +1,8 @@
 """A lab's grader takes its settings from the record channel (grader/framework/grader_main.cpp,
 take_settings), as the grade command sends them (grade.cpp, run_with_channel): after the key,
 NAME=VALUE lines. Here CUDALAB_LIST_CHECKS=1 comes only that way, so the grader must list its
-checks (one "listed" record each, led by the key) rather than run them.
+checks (one "listed" record each, led by the key) rather than run them; and then CUDALAB_ARGS
+(the grader's arguments) names one check, which must be the only one listed.
 
 usage: test_channel_settings.py GRADER   (a lab's solution grader)
 """
@@ -10,11 +11,15 @@ import subprocess
 import sys
 
 
-def main(grader):
-    key = "0123456789abcdef0123456789abcdef"
+KEY = "0123456789abcdef0123456789abcdef"
+
+
+def listed(grader, settings):
+    """The records of GRADER run with SETTINGS in its channel, its output and exit code."""
+    key = KEY
     key_r, key_w = os.pipe()
     rec_r, rec_w = os.pipe()
-    os.write(key_w, (key + "CUDALAB_LIST_CHECKS=1\nCUDALAB_SEED=4242\nNOT_OURS=1\n").encode())
+    os.write(key_w, (key + settings).encode())
     os.close(key_w)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUDALAB_")}
     env["CUDALAB_CHANNEL"] = "%d,%d" % (key_r, rec_w)
@@ -30,18 +35,30 @@ def main(grader):
         records += chunk
     out = p.communicate(timeout=120)[0].decode(errors="replace")
     lines = [l for l in records.decode().splitlines() if l]
-    listed = [l for l in lines if l.startswith(key + "\tcheck\t") and "\tlisted\t" in l]
+    return lines, out, p.returncode
+
+
+def main(grader):
     failures = []
-    if not listed or len(listed) != len(lines):
-        failures.append("expected only listed checks, each led by the key; got %d of %d lines:\n%s"
-                        % (len(listed), len(lines), out[-2000:]))
-    if p.returncode != 0:
-        failures.append("the listing exited %d" % p.returncode)
+    lines, out, rc = listed(grader, "CUDALAB_LIST_CHECKS=1\nCUDALAB_SEED=4242\nNOT_OURS=1\n")
+    names = [l.split("\t")[2] for l in lines
+             if l.startswith(KEY + "\tcheck\t") and "\tlisted\t" in l]
+    if not names or len(names) != len(lines) or rc != 0:
+        failures.append("expected only listed checks, each led by the key (exit %d); got %d of %d "
+                        "lines:\n%s" % (rc, len(names), len(lines), out[-2000:]))
+    else:
+        print("ok      the grader listed its %d checks: CUDALAB_LIST_CHECKS came through the "
+              "channel" % len(names))
+        # Which checks: only in the channel too (CUDALAB_ARGS), never on the command line.
+        lines, out, rc = listed(grader, "CUDALAB_LIST_CHECKS=1\nCUDALAB_ARGS=%s\n" % names[-1])
+        one = [l.split("\t")[2] for l in lines]
+        if one != [names[-1]] or rc != 0:
+            failures.append("CUDALAB_ARGS naming '%s' listed %s (exit %d):\n%s"
+                            % (names[-1], one, rc, out[-2000:]))
+        else:
+            print("ok      CUDALAB_ARGS in the channel chose one check: %s" % names[-1])
     for f in failures:
         print("FAILED ", f)
-    if not failures:
-        print("ok      the grader listed its %d checks: CUDALAB_LIST_CHECKS came through the "
-              "channel" % len(listed))
     return 1 if failures else 0
 
 

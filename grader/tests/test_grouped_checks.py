@@ -66,10 +66,10 @@ class GroupedChecks(unittest.TestCase):
         return p, calls, checks
 
     def test_the_seed_is_in_no_process_of_the_check(self):
-        """The grader's settings travel in the record channel, not the environment: in the
-        sandbox, no process a student's code can read in /proc (bubblewrap's first process, the
-        grader, compute-sanitizer's) holds the seed, which a batch hands the grade command in
-        its environment."""
+        """The grader's settings and arguments travel in the record channel, not the environment
+        or the command line: in the sandbox, no process a student's code can read in /proc
+        (bubblewrap's first process, the grader, compute-sanitizer's) holds the seed, which a
+        batch hands the grade command in its environment, or names the check that runs."""
         for name, text in (("mode", "snoop"), ("seed", "7134029")):
             with open(os.path.join(self.dir, name), "w") as f:
                 f.write(text)
