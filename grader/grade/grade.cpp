@@ -359,7 +359,7 @@ struct ChannelRun {
 // CUDALAB_ARGS, separated by \x1f), and are in no process's environment or command line:
 // the sandbox's first process (bubblewrap's) and compute-sanitizer's keep the environment and
 // command line they started with, which any process of the check can read in /proc, the
-// student's among them.
+// student's among them. Of the rest of this process's environment only kGraderEnvironment goes.
 ChannelRun run_with_channel(const std::vector<std::string>& argv,
                             const std::vector<std::string>& grader_args,
                             std::vector<std::string> env, double timeout_s, const Options& o) {
@@ -401,7 +401,7 @@ ChannelRun run_with_channel(const std::vector<std::string>& argv,
   env.push_back("CUDALAB_CHANNEL=" + std::to_string(key_fds[0]) + "," +
                 std::to_string(record_fds[1]));
   ProcessOptions options;
-  options.drop_env_prefix = "CUDALAB_";
+  options.keep_env = kGraderEnvironment;  // no CUDALAB_* (above), nothing of the caller's own
   options.inherit = {key_fds[0], record_fds[1]};  // closed here by run_process
   options.capture_fd = record_fds[0];
   options.sandbox = o.box.prefix;

@@ -35,10 +35,17 @@ struct ProcessOptions {
   // RLIMIT_DATA of the child, in bytes (0: none): its heap and private writable mappings. The
   // address space (RLIMIT_AS) is left alone: the CUDA driver reserves far more than it uses.
   std::size_t data_limit_bytes = 0;
-  // When set, the variables of this process's environment whose names start with it are not
-  // passed on (`env` is added after): settings that travel another way (run_with_channel).
-  std::string drop_env_prefix;
+  // When not empty, only the variables of this process's environment that start with one of
+  // these ("PATH=", "CUDA_") are passed on (`env` is added after): the rest may be the caller's
+  // secrets, or settings that travel another way (run_with_channel, kGraderEnvironment).
+  std::vector<std::string> keep_env;
 };
+
+// What of the grade command's environment a grader's sandbox gets: finding programs and
+// libraries, the locale, the CUDA driver's and toolkit's own settings, CTest's GPU. Nothing else:
+// whatever the instructor's shell or the service's unit holds (tokens, passwords) stays out of
+// the sandbox's first process, whose environment any process of the check can read in /proc.
+extern const std::vector<std::string> kGraderEnvironment;
 
 // Runs argv (argv[0] searched in PATH when it has no '/'), with `env` ("KEY=VALUE") added to this
 // process's environment. The child gets its own process group; when it ends (or after

@@ -33,8 +33,10 @@ class GroupedChecks(unittest.TestCase):
         for lab in labs:
             grader = os.path.join(self.dir, "lab%s-grader" % lab)
             with open(grader, "w") as f:
-                f.write("#!/bin/sh\nFAKE_LAB=%s exec %s %s \"$@\"\n" %
-                        (lab, PYTHON, os.path.join(HERE, "fake_grader.py")))
+                # Its folder named here: the grade command passes a grader little of its own
+                # environment (kGraderEnvironment).
+                f.write("#!/bin/sh\nFAKE_LAB=%s FAKE_GRADER_DIR=%s exec %s %s \"$@\"\n" %
+                        (lab, self.dir, PYTHON, os.path.join(HERE, "fake_grader.py")))
             os.chmod(grader, 0o755)
             # The manifest's eleven fields (grade.cpp, read_manifest): no sanitizers, no link
             # check (the audit, the only reader of the object, is not run on --solutions).
@@ -69,12 +71,14 @@ class GroupedChecks(unittest.TestCase):
         """The grader's settings and arguments travel in the record channel, not the environment
         or the command line: in the sandbox, no process a student's code can read in /proc
         (bubblewrap's first process, the grader, compute-sanitizer's) holds the seed, which a
-        batch hands the grade command in its environment, or names the check that runs."""
+        batch hands the grade command in its environment, or the caller's own variables (a
+        token of the instructor's shell, with the seed's digits), or names the check that runs."""
         for name, text in (("mode", "snoop"), ("seed", "7134029")):
             with open(os.path.join(self.dir, name), "w") as f:
                 f.write(text)
         report = os.path.join(self.dir, "report.json")
-        env = dict(os.environ, FAKE_GRADER_DIR=self.dir, CUDALAB_SEED="7134029")
+        env = dict(os.environ, FAKE_GRADER_DIR=self.dir, CUDALAB_SEED="7134029",
+                   INSTRUCTOR_TOKEN="7134029")  # the caller's own secret, as a shell may hold
         p = subprocess.run([GRADE, "--manifest", self.manifest, "--solutions", "--sandbox", "auto",
                             "--color", "never", "--json", report], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
