@@ -35,12 +35,8 @@ def main():
         mode = f.read().strip()
     key_fd, record_fd = (int(x) for x in os.environ["CUDALAB_CHANNEL"].split(","))
     # The key, then the settings (NAME=VALUE lines) to the end of the pipe.
-    message = b""
-    while True:
-        chunk = os.read(key_fd, 65536)
-        if not chunk:
-            break
-        message += chunk
+    with os.fdopen(key_fd, "rb") as pipe:
+        message = pipe.read()
     key = message[:32].decode()
     for line in message[32:].decode().splitlines():
         name, _, value = line.partition("=")

@@ -27,12 +27,8 @@ def listed(grader, settings):
                          stderr=subprocess.STDOUT)
     os.close(key_r)
     os.close(rec_w)
-    records = b""
-    while True:
-        chunk = os.read(rec_r, 65536)
-        if not chunk:
-            break
-        records += chunk
+    with os.fdopen(rec_r, "rb") as pipe:
+        records = pipe.read()
     out = p.communicate(timeout=120)[0].decode(errors="replace")
     lines = [l for l in records.decode().splitlines() if l]
     return lines, out, p.returncode
