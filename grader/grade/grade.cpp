@@ -518,17 +518,20 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
 // lock held exclusive: no other process of this grade, nor of a grade sharing the GPU, runs
 // meanwhile), so that what another lab's checks hold (its GPU memory, its turns on the GPU) never
 // fails a check either. `counted`: the check reads the GPU's counters (gpu_lock.h).
-// `seconds` gets each check's share of the group's time plus its own run's.
+// `seconds` gets each check's share of the group's time plus its own run's. `extra_env`: settings
+// of every run, the group's and each check's alone (CUDALAB_PROFILE=candidate for a counted group
+// that also profiles the candidate).
 std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<CheckRecord>& checks,
                                     const Options& o, std::vector<double>* seconds, bool counted,
-                                    bool confirm_alone) {
+                                    bool confirm_alone,
+                                    const std::vector<std::string>& extra_env = {}) {
   std::vector<CheckRecord> results(checks.size());
   seconds->assign(checks.size(), 0.0);
   std::vector<bool> decided(checks.size(), false);
   const auto alone = [&](std::size_t i) {  // check i in a process of its own
     const Stopwatch time;
     try {
-      results[i] = run_check(exe, checks[i], o);
+      results[i] = run_check(exe, checks[i], o, extra_env);
     } catch (const std::exception& e) {
       results[i] = grading_error(checks[i], e);
     }
@@ -543,7 +546,9 @@ std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<Ch
       ChannelRun run;
       bool clean = true;
       try {
-        run = run_with_channel({exe}, {spec, "--order", "decl"}, grader_env(o),
+        std::vector<std::string> env = grader_env(o);
+        env.insert(env.end(), extra_env.begin(), extra_env.end());
+        run = run_with_channel({exe}, {spec, "--order", "decl"}, env,
                                o.timeout_s * static_cast<double>(checks.size()), o);
       } catch (const std::exception&) {
         clean = false;  // each check alone says what went wrong
@@ -1068,10 +1073,23 @@ void schedule_sanitizers(LabRun& run, const GradeReport& report, const Options& 
 // The message of a reference profile taken from the cache rather than run (schedule_profiles).
 const char* const kProfileKept = "kept from an earlier grade on this GPU";
 
-// Once a lab's untimed checks have passed, on a GPU: the profile of each performance check tagged
-// [profile] (its case run twice more, untimed: once with the candidate's process counted, once
+// The performance checks tagged [profile] whose profile is taken (on a GPU, unless --no-profile):
+// each check's case run twice more, untimed, once with the candidate's process counted and once
 // with the reference's; the student's kernel beside the reference's, added to the check's detail
-// after the timing), in the pool's serial lane (the counters serve one process at a time).
+// after the timing. The candidate's side runs in the lab's counted group (run_untimed), the
+// reference's after the lab's untimed checks have passed (schedule_profiles).
+std::vector<std::size_t> profiled_checks(const LabRun& run, const GradeReport& report,
+                                         const Options& o) {
+  std::vector<std::size_t> checks;
+  if (!report.has_device || !o.profile) return checks;
+  for (const std::size_t ci : run.timed)
+    if (run.listed[ci].tags.find("[profile]") != std::string::npos) checks.push_back(ci);
+  return checks;
+}
+
+// Once a lab's untimed checks have passed, on a GPU: the reference's side of each profile
+// (profiled_checks), in the pool's serial lane (the counters serve one process at a time), unless
+// an earlier grade on this GPU kept it.
 void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o, JobPool& pool,
                        SharedProgress& progress) {
   if (!report.has_device || !o.profile || !run.correctness_passed) return;
@@ -1087,50 +1105,46 @@ void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o,
           : o.profile_key + "\nsolution grader " + file_identity(run.lab.solution_grader) +
                 "\nreference " +
                 file_identity(solution_dir + "liblab" + run.lab.id + "-candidate-solution.so");
-  for (const std::size_t ci : run.timed) {
+  for (const std::size_t ci : profiled_checks(run, report, o)) {
     const CheckRecord& listed = run.listed[ci];
-    if (listed.tags.find("[profile]") == std::string::npos) continue;
-    for (const char* side : {"candidate", "reference"}) {
-      const bool reference = std::string(side) == "reference";
-      if (reference && !key.empty()) {
-        if (auto kept = load_profile(o.profile_cache, run.lab.id, listed.name, key)) {
-          CheckRecord r = listed;
-          r.status = "passed";
-          r.message = kProfileKept;
-          r.measurements = std::move(*kept);
-          std::lock_guard<std::mutex> lock(run.mutex);
-          run.profiles[ci].push_back(std::move(r));
-          continue;
-        }
+    if (!key.empty()) {
+      if (auto kept = load_profile(o.profile_cache, run.lab.id, listed.name, key)) {
+        CheckRecord r = listed;
+        r.status = "passed";
+        r.message = kProfileKept;
+        r.measurements = std::move(*kept);
+        std::lock_guard<std::mutex> lock(run.mutex);
+        run.profiles[ci].push_back(std::move(r));
+        continue;
       }
-      progress.planned(1);
-      pool.add(
-          [&run, &o, &progress, ci, side, reference, key] {
-            const CheckRecord& check = run.listed[ci];
-            progress.started("lab " + run.lab.id + ": profile of the " + side + ": " + check.name);
-            const Stopwatch time;
-            CheckRecord r;
-            try {
-              const GpuLock::Hold hold = o.gpu_lock.shared(/*counted=*/true);
-              r = run_check(run.exe, check, o, {std::string("CUDALAB_PROFILE=") + side});
-            } catch (const std::exception& e) {
-              r = grading_error(check, e);
-            }
-            if (reference && !key.empty()) {
-              ProfileFigures figures;
-              for (const auto& [name, value] : r.measurements)
-                if (name.rfind("profile_reference_", 0) == 0) figures[name] = value;
-              store_profile(o.profile_cache, run.lab.id, check.name, key, figures);
-            }
-            {
-              std::lock_guard<std::mutex> lock(run.mutex);
-              r.seconds = time.seconds();
-              run.profiles[ci].push_back(std::move(r));
-            }
-            progress.finished();
-          },
-          JobPool::Lane::serial);
     }
+    progress.planned(1);
+    pool.add(
+        [&run, &o, &progress, ci, key] {
+          const CheckRecord& check = run.listed[ci];
+          progress.started("lab " + run.lab.id + ": profile of the reference: " + check.name);
+          const Stopwatch time;
+          CheckRecord r;
+          try {
+            const GpuLock::Hold hold = o.gpu_lock.shared(/*counted=*/true);
+            r = run_check(run.exe, check, o, {"CUDALAB_PROFILE=reference"});
+          } catch (const std::exception& e) {
+            r = grading_error(check, e);
+          }
+          if (!key.empty()) {
+            ProfileFigures figures;
+            for (const auto& [name, value] : r.measurements)
+              if (name.rfind("profile_reference_", 0) == 0) figures[name] = value;
+            store_profile(o.profile_cache, run.lab.id, check.name, key, figures);
+          }
+          {
+            std::lock_guard<std::mutex> lock(run.mutex);
+            r.seconds = time.seconds();
+            run.profiles[ci].push_back(std::move(r));
+          }
+          progress.finished();
+        },
+        JobPool::Lane::serial);
   }
 }
 
@@ -1193,21 +1207,30 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
         schedule_profiles(*run, report, o, pool, progress);
       }
       // On a GPU a technique check reads the performance counters, which serve one process at
-      // a time: the technique checks run one after another in the pool's serial lane, beside the
-      // other checks, each in a process of its own (its candidate's process counted from its
-      // start). The others run in groups that share a process (run_checks): all of a lab's in one
-      // when several labs are graded (their groups fill the jobs), spread over the jobs when a lab
-      // is graded alone.
+      // a time, and so does the candidate's side of a profile: a lab's technique checks and its
+      // candidate profiles run in one process (its candidate's process counted from its start),
+      // the lab's counted group, in the pool's serial lane beside the other checks; each counted
+      // process pays about a second to set the counters up (docs/grading.md). A profile run is
+      // untimed and never passes (its figures are shown only once the lab's correctness checks
+      // have passed: add_profile). The other checks run in groups that share a process
+      // (run_checks): all of a lab's in one when several labs are graded (their groups fill the
+      // jobs), spread over the jobs when a lab is graded alone.
       std::vector<std::vector<std::size_t>> groups;
       std::vector<bool> serial;
-      std::vector<std::size_t> shared;
+      std::vector<std::size_t> counted, shared;
       for (const std::size_t ci : run->untimed) {
-        if (report.has_device && run->listed[ci].tags.find("[technique]") != std::string::npos) {
-          groups.push_back({ci});
-          serial.push_back(true);
-        } else {
+        if (report.has_device && run->listed[ci].tags.find("[technique]") != std::string::npos)
+          counted.push_back(ci);
+        else
           shared.push_back(ci);
-        }
+      }
+      const std::size_t counted_untimed = counted.size();
+      const std::vector<std::size_t> profiled = profiled_checks(*run, report, o);
+      counted.insert(counted.end(), profiled.begin(), profiled.end());
+      progress.planned(profiled.size());
+      if (!counted.empty()) {
+        groups.push_back(counted);
+        serial.push_back(true);
       }
       const std::size_t per = sanitizer_group_size(shared.size(), 1, -1, alone_jobs);
       for (std::size_t i = 0; i < shared.size(); i += per) {
@@ -1217,8 +1240,11 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
         serial.push_back(false);
       }
       for (std::size_t g = 0; g < groups.size(); ++g) {
+        // Of the group's checks, the first `untimed` are untimed checks; the rest (a counted
+        // group's) are profiles of the candidate.
+        const std::size_t untimed = serial[g] ? counted_untimed : groups[g].size();
         pool.add(
-            [run, group = groups[g], counted = serial[g], alone_jobs, &report, &o, &pool,
+            [run, group = groups[g], counted = serial[g], untimed, alone_jobs, &report, &o, &pool,
              &progress] {
               std::vector<CheckRecord> listed;
               for (const std::size_t ci : group) listed.push_back(run->listed[ci]);
@@ -1227,9 +1253,11 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
                                                    : std::to_string(listed.size()) + " checks"));
               std::vector<CheckRecord> results;
               std::vector<double> seconds;
+              std::vector<std::string> env;
+              if (untimed < group.size()) env.emplace_back("CUDALAB_PROFILE=candidate");
               try {
                 results = run_checks(run->exe, listed, o, &seconds, counted,
-                                     /*confirm_alone=*/alone_jobs == 0);
+                                     /*confirm_alone=*/alone_jobs == 0, env);
               } catch (const std::exception& e) {
                 results.clear();
                 for (const CheckRecord& c : listed) results.push_back(grading_error(c, e));
@@ -1240,14 +1268,19 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
                 std::lock_guard<std::mutex> lock(run->mutex);
                 for (std::size_t i = 0; i < group.size(); ++i) {
                   CheckRecord& r = results[i];
+                  if (i >= untimed) {
+                    r.seconds = seconds[i];
+                    run->profiles[group[i]].push_back(std::move(r));
+                    continue;
+                  }
                   if (r.tags.find("[correctness]") != std::string::npos && r.status == "failed")
                     run->correctness_passed = false;
                   if (r.status == "skipped") run->skipped_plain.insert(r.name);
                   run->seconds[group[i]] = seconds[i];
                   run->results[group[i]] = std::move(r);
                 }
-                run->untimed_left -= group.size();
-                last = run->untimed_left == 0;
+                run->untimed_left -= untimed;
+                last = untimed > 0 && run->untimed_left == 0;
               }
               for (std::size_t i = 0; i < group.size(); ++i) progress.finished();
               if (last) {
