@@ -121,12 +121,26 @@ def gpu_architecture(gpu):
     return m.group(1) + m.group(2) if m else None
 
 
+# The globs of the folders that hold the course's answers, from a tree's root: one list for the
+# grade command's sandbox (grader/grade/process.h, answer_key, which compiles it in) and this.
+ANSWER_KEY_LIST = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               "answer-key.txt")
+
+
+def answer_key_globs():
+    """The globs of ANSWER_KEY_LIST (its lines but comments and blank ones)."""
+    with open(ANSWER_KEY_LIST, encoding="utf-8") as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
 def answer_key_files(tree):
     """The files of TREE that hold the course's answers, as the grade command's sandbox hides
-    them (grader/grade/process.h, answer_key): the solutions, the variants (with each lab's plain
-    answer), the pages before the release takes their answers out (docs/), the history (.git)."""
-    roots = [os.path.join(tree, name) for name in ("solutions", "docs", ".git")]
-    roots += glob.glob(os.path.join(tree, "grader", "labs", "*", "variants"))
+    them (grader/grade/process.h, answer_key): those of the folders ANSWER_KEY_LIST names (the
+    solutions, the variants with each lab's plain answer, the pages before the release takes
+    their answers out, the history)."""
+    roots = []
+    for pattern in answer_key_globs():
+        roots += [p for p in sorted(glob.glob(os.path.join(tree, pattern))) if os.path.isdir(p)]
     found = []
     for root in roots:
         for folder, _, names in os.walk(root):

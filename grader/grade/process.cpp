@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -21,6 +22,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "answer_key_list.h"  // CUDALAB_ANSWER_KEY_GLOBS, from grader/answer-key.txt
 
 namespace cudalab::grade {
 
@@ -327,12 +330,13 @@ std::vector<std::string> answer_key(const std::string& root) {
   namespace fs = std::filesystem;
   std::vector<std::string> found;
   std::error_code e;
-  for (const char* name : {"solutions", "docs", ".git"})
-    if (fs::is_directory(fs::path(root) / name, e))
-      found.push_back((fs::path(root) / name).string());
-  for (const auto& lab : fs::directory_iterator(fs::path(root) / "grader" / "labs", e))
-    if (fs::is_directory(lab.path() / "variants", e))
-      found.push_back((lab.path() / "variants").string());
+  for (const char* pattern : {CUDALAB_ANSWER_KEY_GLOBS}) {
+    glob_t matches{};
+    if (glob((fs::path(root) / pattern).c_str(), GLOB_ONLYDIR, nullptr, &matches) == 0)
+      for (std::size_t i = 0; i < matches.gl_pathc; ++i)
+        if (fs::is_directory(matches.gl_pathv[i], e)) found.emplace_back(matches.gl_pathv[i]);
+    globfree(&matches);
+  }
   std::sort(found.begin(), found.end());
   return found;
 }

@@ -79,11 +79,12 @@ Sandbox make_sandbox(const std::string& mode, const std::vector<std::string>& re
                      int tmp_mib = 1024, const std::vector<std::string>& hidden = {});
 
 // The folders of the repository at `root` that hold the course's answers, those there: the
-// solutions, the variants (with each lab's plain answer), the pages before the release takes
-// their answers out (docs/), and the history (.git). What the student release leaves out; no
-// check needs them (the references are compiled into the build), so the checks, which run the
-// student's code, do not see them (nor does the build of a student's file in a batch or the
-// grading service: grader/classroom/workers.py).
+// globs of grader/answer-key.txt (compiled in), i.e. the solutions, the variants (with each lab's
+// plain answer), the pages before the release takes their answers out (docs/), and the history
+// (.git). What the student release leaves out; no check needs them (the references are compiled
+// into the build), so the checks, which run the student's code, do not see them (nor does the
+// build of a student's file in a batch or the grading service, from the same list:
+// grader/classroom/workers.py).
 std::vector<std::string> answer_key(const std::string& root);
 
 }  // namespace cudalab::grade
