@@ -329,8 +329,11 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-std::vector<std::string> grader_env(const Options& o) {
-  return {"CUDALAB_SEED=" + std::to_string(o.seed)};
+// A grader's settings: the seed, then `extra` (a mode, e.g. CUDALAB_PROFILE=candidate).
+std::vector<std::string> grader_env(const Options& o, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> env{"CUDALAB_SEED=" + std::to_string(o.seed)};
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
 }
 
 // 32 hex digits from the kernel's random source.
@@ -477,9 +480,8 @@ CheckRecord grading_error(const CheckRecord& listed, const std::exception& e) {
 // clamped to them and agree with the status.
 CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const Options& o,
                       const std::vector<std::string>& extra_env = {}) {
-  std::vector<std::string> env = grader_env(o);
-  env.insert(env.end(), extra_env.begin(), extra_env.end());
-  const ChannelRun run = run_with_channel({exe}, {exact_spec(listed.name)}, env, o.timeout_s, o);
+  const ChannelRun run =
+      run_with_channel({exe}, {exact_spec(listed.name)}, grader_env(o, extra_env), o.timeout_s, o);
   const ProcessResult& p = run.process;
   const std::string ending = describe_ending(p, o.timeout_s);
   const std::string tail = last_lines(p.output, 5);
@@ -546,9 +548,7 @@ std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<Ch
       ChannelRun run;
       bool clean = true;
       try {
-        std::vector<std::string> env = grader_env(o);
-        env.insert(env.end(), extra_env.begin(), extra_env.end());
-        run = run_with_channel({exe}, {spec, "--order", "decl"}, env,
+        run = run_with_channel({exe}, {spec, "--order", "decl"}, grader_env(o, extra_env),
                                o.timeout_s * static_cast<double>(checks.size()), o);
       } catch (const std::exception&) {
         clean = false;  // each check alone says what went wrong
@@ -1092,7 +1092,8 @@ std::vector<std::size_t> profiled_checks(const LabRun& run, const GradeReport& r
 // an earlier grade on this GPU kept it.
 void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o, JobPool& pool,
                        SharedProgress& progress) {
-  if (!report.has_device || !o.profile || !run.correctness_passed) return;
+  const std::vector<std::size_t> profiled = profiled_checks(run, report, o);
+  if (profiled.empty() || !run.correctness_passed) return;
   // The reference's side depends on the reference and the case (the lab's solution grader has
   // the case; the reference's library is the solution built as a candidate, beside it:
   // cudalab_add_lab's lib<lab>-candidate-solution.so), the GPU and the seed: kept from an earlier
@@ -1105,7 +1106,7 @@ void schedule_profiles(LabRun& run, const GradeReport& report, const Options& o,
           : o.profile_key + "\nsolution grader " + file_identity(run.lab.solution_grader) +
                 "\nreference " +
                 file_identity(solution_dir + "liblab" + run.lab.id + "-candidate-solution.so");
-  for (const std::size_t ci : profiled_checks(run, report, o)) {
+  for (const std::size_t ci : profiled) {
     const CheckRecord& listed = run.listed[ci];
     if (!key.empty()) {
       if (auto kept = load_profile(o.profile_cache, run.lab.id, listed.name, key)) {
@@ -1217,19 +1218,19 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
       // jobs), spread over the jobs when a lab is graded alone.
       std::vector<std::vector<std::size_t>> groups;
       std::vector<bool> serial;
-      std::vector<std::size_t> counted, shared;
+      std::vector<std::size_t> counted_group, shared;
       for (const std::size_t ci : run->untimed) {
         if (report.has_device && run->listed[ci].tags.find("[technique]") != std::string::npos)
-          counted.push_back(ci);
+          counted_group.push_back(ci);
         else
           shared.push_back(ci);
       }
-      const std::size_t counted_untimed = counted.size();
+      const std::size_t counted_untimed = counted_group.size();
       const std::vector<std::size_t> profiled = profiled_checks(*run, report, o);
-      counted.insert(counted.end(), profiled.begin(), profiled.end());
+      counted_group.insert(counted_group.end(), profiled.begin(), profiled.end());
       progress.planned(profiled.size());
-      if (!counted.empty()) {
-        groups.push_back(counted);
+      if (!counted_group.empty()) {
+        groups.push_back(counted_group);
         serial.push_back(true);
       }
       const std::size_t per = sanitizer_group_size(shared.size(), 1, -1, alone_jobs);
