@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "cudalab/device_info.h"
+#include "device_counts.h"
 #include "remote.h"
 
 namespace cudalab::grade {
@@ -101,9 +103,11 @@ LaunchTrace trace_launches(const std::function<void()>& work, Counting counting)
   // A candidate in its own process: the kernels it ran come from CUPTI there (records it keeps
   // whatever the call, so that a traced call looks like any other); what ran before is dropped.
   const bool remote_candidate = remote::active();
+  // The grade command's confirming run: the GPU's own count, taken here, not the candidate's.
+  const bool device_mode = counting == Counting::on && remote_candidate && device_counts_wanted();
   if (remote_candidate) {
     // The candidate process reads what each kernel executes (the performance counters).
-    if (counting == Counting::on) remote::count_kernels();
+    if (counting == Counting::on && !device_mode) remote::count_kernels();
     std::string ignored;
     remote::collect_kernels(&ignored);
   }
@@ -148,6 +152,25 @@ LaunchTrace trace_launches(const std::function<void()>& work, Counting counting)
     if (!problem.empty()) return fail("the launched kernels were " + problem);
     trace.counted = counting == Counting::on && counters_problem.empty();
     trace.not_counted = counting == Counting::on ? counters_problem : "not counted";
+    if (device_mode) {
+      // The same work again, once per group of counters the GPU samples in one pass, each call
+      // to the candidate's process counted by this process.
+      const DeviceCount count = count_candidate_calls(work);
+      if (const std::string e = remote::take_error(); !e.empty())
+        return fail("your function's work failed: " + e);
+      if (count.longest_call_s > max_counted_call_seconds()) {
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "a call of your function took %.2f s on this small case, where the GPU's "
+                      "own count of what it executed holds %.0f s of a call",
+                      count.longest_call_s, max_counted_call_seconds());
+        return fail(line);
+      }
+      trace.device_mode = true;
+      trace.counted = count.counted;
+      trace.not_counted = count.counted ? "" : count.problem;
+      trace.device = as_executed(count.totals);
+    }
   } else {
     trace.not_counted = "not counted: the candidate runs in the grader's process";
   }

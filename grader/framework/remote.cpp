@@ -109,7 +109,9 @@ class ServeProcess {
     const bool profiled_here = profiled() == endpoint_;
     const bool records = (endpoint_ == Endpoint::candidate || profiled_here) &&
                          !(sanitize != nullptr && std::string(sanitize) == "1") &&
-                         !(no_records != nullptr && std::string(no_records) == "1");
+                         !(no_records != nullptr && std::string(no_records) == "1") &&
+                         (endpoint_ != Endpoint::candidate || recording);
+    records_ = records;
     std::vector<std::string> arg_strings{server, library,
                                          records ? "--kernel-records" : "--no-kernel-records"};
     counted_ = records && ((endpoint_ == Endpoint::candidate && counting) || profiled_here);
@@ -330,13 +332,18 @@ class ServeProcess {
   wire::HostArea area_;   // its host arguments (wire.h)
   bool ready_ = false;    // it said it is ready to serve
   bool counted_ = false;  // started with the performance counters
+  bool records_ = false;  // started with CUPTI's kernel records
   std::thread output_;
 
  public:
   bool running() const { return pid_ > 0; }
   bool counted() const { return counted_; }
+  bool records() const { return records_; }
   // Whether candidate processes started from now on read the counters (count_kernels()).
   static inline bool counting = false;
+  // Whether candidate processes started from now on keep CUPTI's kernel records
+  // (record_kernels()).
+  static inline bool recording = true;
 };
 
 ServeProcess& process(Endpoint e) {
@@ -434,6 +441,14 @@ bool active() {
          cudalab_reference_library() != nullptr;
 }
 
+namespace {
+std::function<void(bool)> candidate_window;  // set_candidate_window
+}  // namespace
+
+void set_candidate_window(std::function<void(bool open)> window) {
+  candidate_window = std::move(window);
+}
+
 std::string call(Endpoint to, const char* name, std::uint32_t id,
                  std::initializer_list<Value> args) {
   // The judge's uploads and fills are done before the candidate reads them.
@@ -493,7 +508,18 @@ std::string call(Endpoint to, const char* name, std::uint32_t id,
     for (const Placed& h : placed)
       if (h.pointer != nullptr && h.bytes > 0)
         std::memcpy(server.area().data() + h.offset, h.pointer, h.bytes);
-    reply = server.exchange_fenced(wire::Request::call, w.body(), name, &fence_error);
+    if (to == Endpoint::candidate && candidate_window) {
+      candidate_window(true);
+      try {
+        reply = server.exchange_fenced(wire::Request::call, w.body(), name, &fence_error);
+      } catch (...) {
+        candidate_window(false);
+        throw;
+      }
+      candidate_window(false);
+    } else {
+      reply = server.exchange_fenced(wire::Request::call, w.body(), name, &fence_error);
+    }
   } catch (const std::logic_error&) {
     throw;
   } catch (const std::exception& e) {
@@ -574,6 +600,12 @@ void count_kernels() {
   ServeProcess::counting = true;
   ServeProcess& candidate = process(Endpoint::candidate);
   if (candidate.running() && !candidate.counted()) candidate.stop();
+}
+
+void record_kernels(bool on) {
+  ServeProcess::recording = on;
+  ServeProcess& candidate = process(Endpoint::candidate);
+  if (candidate.running() && candidate.records() != on) candidate.stop();
 }
 
 std::optional<Endpoint> profiled() {

@@ -115,6 +115,12 @@ std::vector<Kernel> collect_kernels(Endpoint from, std::string* error, std::stri
 // launch (a process already started without them is stopped: the next call starts one with them).
 void count_kernels();
 
+// Whether candidate processes keep CUPTI's kernel records (on unless said otherwise: the technique
+// checks read them). Off, the candidate's process does no GPU work of CUPTI's besides its calls'
+// own: the judge's count of the device (device_counts.h) sees the calls alone. A running process
+// of the other kind is stopped: the next call starts one of this kind.
+void record_kernels(bool on);
+
 // The profile of a performance case (the grade command's CUDALAB_PROFILE=candidate or
 // =reference, read once): the side this grader run counts, or none. The GPU's counters serve one
 // process at a time, so the candidate and the reference are profiled in runs of their own, each
@@ -126,6 +132,12 @@ std::optional<Endpoint> profiled();
 // judge makes its inputs; its first call waits until it is ready. Does nothing when it runs, or
 // when this grader has no candidate process; a start that fails is reported by the first call.
 void prestart(Endpoint to);
+
+// While set, runs around each call to the candidate's process: `window(true)` once the judge's
+// own work is done and the arguments are in place, just before the request, and `window(false)`
+// once the answer is back (the candidate's context synchronised), whatever the call's outcome.
+// The judge's count of what the GPU executed (device_counts.h) opens and closes its samples there.
+void set_candidate_window(std::function<void(bool open)> window);
 
 // Ends both processes (the next call starts a new one).
 void stop();

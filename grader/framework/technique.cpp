@@ -1109,24 +1109,53 @@ TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& ru
       return v;
     }
     ExecutedWork work;
-    for (const auto& launch : trace.kernels)
-      for (const auto& k : kernels) {
-        if (k.name != launch.name) continue;
-        for (const auto& [key, value] : launch.counters) {
-          work.all[key] += value;
-          if (named(k)) work.named[key] += value;
+    if (trace.device_mode) {
+      // The GPU's own totals: every kernel of the calls, the lower bounds' kernels too.
+      work.all = trace.device;
+      work.named = trace.device;
+    } else {
+      for (const auto& launch : trace.kernels)
+        for (const auto& k : kernels) {
+          if (k.name != launch.name) continue;
+          for (const auto& [key, value] : launch.counters) {
+            work.all[key] += value;
+            if (named(k)) work.named[key] += value;
+          }
+          break;
         }
-        break;
-      }
+    }
     std::string summary;
     if (const std::string why = rule.executed(work, &summary); !why.empty()) {
+      if (trace.device_mode) {
+        // A quantity the GPU's sampling cannot count on this chip reads as none: not verified.
+        std::string uncounted;
+        for (const char* key : {"global_ld", "shared_ld", "constant_ld", "texture", "shfl",
+                                "shared_st", "shared_st_bytes", "shared_ld_bytes"})
+          if (trace.device.count(key) == 0)
+            uncounted += std::string(uncounted.empty() ? "" : ", ") + key;
+        if (!uncounted.empty()) {
+          v.status = TechniqueVerdict::Status::unverified;
+          v.message =
+              "what your function's calls executed, as the GPU counted it for the grader (" + why +
+              "), is not verified: this GPU's sampling counts no " + uncounted;
+          return v;
+        }
+        v.status = TechniqueVerdict::Status::fail;
+        v.message =
+            "what your function's calls executed, as the GPU counted it for the grader "
+            "(all their kernels together), is not the lesson's: " +
+            why;
+        if (!summary.empty()) v.message += " (" + summary + ")";
+        return v;
+      }
       v.status = TechniqueVerdict::Status::fail;
       v.message = (named_launched ? rule.kernel : std::string("the launched kernel")) +
                   " ran, but what it executed is not the lesson's: " + why;
       if (!summary.empty()) v.message += " (" + summary + ")";
       return v;
     }
-    if (!summary.empty()) v.message += "; executed " + summary;
+    if (!summary.empty())
+      v.message += trace.device_mode ? "; the GPU counted " + summary : "; executed " + summary;
   }
   return v;
 }

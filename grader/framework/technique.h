@@ -228,6 +228,11 @@ struct LaunchTrace {
   std::vector<LaunchedKernel> kernels;  // in the order of their first launch
   bool counted = false;                 // the kernels' counters were read
   std::string not_counted;              // why not (privileges, the GPU, CUPTI)
+  // The judge's own count (device_counts.h), in a run that takes it (CUDALAB_DEVICE_COUNTS=1):
+  // what the GPU executed during the calls, all kernels together, as the signatures read it
+  // (as_executed); the kernels' counters are then empty and `counted` says whether this was read.
+  bool device_mode = false;
+  std::map<std::string, double> device;
 };
 
 // What the traced call's kernels executed, summed over their launches (LaunchedKernel::counters).

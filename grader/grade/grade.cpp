@@ -1305,8 +1305,74 @@ void run_untimed(std::vector<std::unique_ptr<LabRun>>& runs, const GradeReport& 
   }
 }
 
+// The technique checks of `run` that passed, on a GPU (a technique check passes only on one).
+std::vector<std::size_t> techniques_to_confirm(const LabRun& run) {
+  std::vector<std::size_t> confirm;
+  for (const std::size_t ci : run.untimed)
+    if (run.listed[ci].tags.find("[technique]") != std::string::npos &&
+        run.results[ci].status == "passed")
+      confirm.push_back(ci);
+  return confirm;
+}
+
+// The judge's own count (docs/grading.md, "The judge's own count"): the technique checks that
+// passed run again, in one grader process, with the GPU to themselves (the caller holds the lock
+// exclusive), their signatures reading what the GPU counted during the candidate's calls, sampled
+// by the grader's process (grader/framework/device_counts.h), rather than the counts the
+// candidate's process reported. The check's verdict is the confirming run's when that one fails
+// or cannot count; a pass keeps the first run's message (the kernels' own figures) with the GPU's
+// figures added.
+void confirm_by_device_counts(LabRun& run, const Options& o, SharedProgress& progress) {
+  const std::vector<std::size_t> confirm = techniques_to_confirm(run);
+  if (confirm.empty()) return;
+  progress.planned(1);
+  progress.started("lab " + run.lab.id + ": the GPU's own count of its technique checks (alone)");
+  std::string spec;  // Catch2: a comma between test specs means "or"
+  for (const std::size_t ci : confirm)
+    spec += (spec.empty() ? "" : ",") + exact_spec(run.listed[ci].name);
+  const Stopwatch time;
+  ChannelRun ch;
+  std::string problem;
+  try {
+    ch = run_with_channel({run.exe}, {spec, "--order", "decl"},
+                          grader_env(o, {"CUDALAB_DEVICE_COUNTS=1"}),
+                          o.timeout_s * static_cast<double>(confirm.size()), o);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (problem.empty() && (ch.process.timed_out || ch.process.signal != 0 || ch.foreign != 0))
+    problem = describe_ending(ch.process, o.timeout_s * static_cast<double>(confirm.size()));
+  std::map<std::string, std::vector<const CheckRecord*>> by_name;
+  for (const CheckRecord& r : ch.records) by_name[r.name].push_back(&r);
+  const double share = time.seconds() / static_cast<double>(confirm.size());
+  for (const std::size_t ci : confirm) {
+    const CheckRecord& listed = run.listed[ci];
+    CheckRecord& result = run.results[ci];
+    run.seconds[ci] += share;
+    const auto it = by_name.find(listed.name);
+    const CheckRecord* got = problem.empty() && it != by_name.end() && it->second.size() == 1
+                                 ? it->second.front()
+                                 : nullptr;
+    if (got != nullptr && got->status == "passed") {
+      result.message += (result.message.empty() ? "" : "\n") + got->message;
+    } else if (got != nullptr && (got->status == "failed" || got->status == "skipped")) {
+      result = as_listed(*got, listed);
+    } else {
+      result = as_listed(listed, listed);
+      result.status = "skipped";
+      result.message =
+          "not verified: the grader's own count of what the GPU executed did not complete" +
+          (problem.empty() ? std::string() : " (" + problem + ")");
+      result = as_listed(result, listed);
+    }
+  }
+  progress.finished();
+}
+
 // The timed checks, one at a time, nothing else running: performance is measured only once the
 // lab's correctness checks pass (docs/grading.md); the harness's self-check runs regardless.
+// First, with the GPU to themselves as well, each lab's technique checks are confirmed by the
+// GPU's own count (confirm_by_device_counts).
 void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
                SharedProgress& progress) {
   // Each timed check in a process of its own, never grouped (run_checks): a candidate process
@@ -1314,10 +1380,13 @@ void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
   // answer the second from it, where both read the same inputs (lab 07's formats on one matrix).
   // Nothing else on the GPU, of any grade that shares it, until the last timed check has run.
   bool timed = false;
-  for (const auto& run : runs) timed = timed || (!run->finished && !run->timed.empty());
+  for (const auto& run : runs)
+    timed =
+        timed || (!run->finished && (!run->timed.empty() || !techniques_to_confirm(*run).empty()));
   const GpuLock::Hold hold = timed ? o.gpu_lock.exclusive() : GpuLock::Hold();
   for (auto& run : runs) {
     if (run->finished) continue;
+    confirm_by_device_counts(*run, o, progress);
     for (const std::size_t ci : run->timed) {
       const CheckRecord& listed = run->listed[ci];
       progress.started("lab " + run->lab.id + ": " + listed.name + " (timed, alone)");

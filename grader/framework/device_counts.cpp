@@ -1,0 +1,491 @@
+#include "device_counts.h"
+
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "remote.h"
+
+namespace cudalab::grade {
+
+namespace {
+
+// A sample every 100 us of GPU time; a sample still open when sampling stops is lost, so the
+// window stays open 2 ms (20 samples) after the candidate's answer. Measured on an H200: a call's
+// counts are whole at 20 and 100 us, and lost at 1 ms (the one sample never closed).
+constexpr std::uint64_t kIntervalNs = 100000;
+constexpr std::uint64_t kIntervalSysclk = 100000;  // Turing and GA100: no time trigger
+constexpr auto kTail = std::chrono::milliseconds(2);
+// The samples wait in this buffer until the window closes; those that do not fit are lost. A call
+// that spent seconds on the CPU (lab 03's cheat-hides-global-loads, scanning its heap) filled 64
+// MiB on an H200 and lost its kernel's counts, so a call may last kMaxCallSeconds at most, a
+// small part of what the buffer holds: a longer one fails its check (the technique checks' cases
+// take milliseconds).
+constexpr std::size_t kHardwareBuffer = 256u << 20;
+constexpr double kMaxCallSeconds = 1.0;
+constexpr std::uint32_t kSamplesPerDecode = 256;
+
+template <typename T>
+T params(std::size_t size) {
+  T p{};
+  p.structSize = size;
+  return p;
+}
+
+std::string cupti_problem(const char* call, CUptiResult r) {
+  if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+      r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
+    return "the driver reserves the GPU's performance counters to administrators "
+           "(ERR_NVGPUCTRPERM): allow them with the nvidia module option "
+           "NVreg_RestrictProfilingToAdminUsers=0 (see docs/setup.md, \"Performance counters\")";
+  const char* text = nullptr;
+  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown error";
+  return std::string("CUPTI: ") + call + " failed: " + text;
+}
+
+// The counters serve one session at a time, device-wide: a session another process holds
+// (CUPTI_ERROR_HARDWARE_BUSY, or UNKNOWN while one ends) is waited for, up to 60 s.
+template <typename Call>
+CUptiResult patiently(Call call) {
+  for (int attempt = 0;; ++attempt) {
+    const CUptiResult r = call();
+    const bool busy = r == CUPTI_ERROR_HARDWARE_BUSY && attempt < 3000;
+    const bool settling = r == CUPTI_ERROR_UNKNOWN && attempt < 100;
+    if (!busy && !settling) return r;
+    usleep(20000);
+  }
+}
+
+// A host object of CUPTI's for PM sampling on `chip`, with `metrics` added; null when one of them
+// is unknown there.
+CUpti_Profiler_Host_Object* host_with(const std::string& chip,
+                                      const std::vector<unsigned char>& availability,
+                                      const std::vector<const char*>& metrics) {
+  auto init = params<CUpti_Profiler_Host_Initialize_Params>(
+      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+  init.pChipName = chip.c_str();
+  init.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
+  if (cuptiProfilerHostInitialize(&init) != CUPTI_SUCCESS) return nullptr;
+  auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = init.pHostObject;
+  add.ppMetricNames = const_cast<const char**>(metrics.data());
+  add.numMetrics = metrics.size();
+  if (cuptiProfilerHostConfigAddMetrics(&add) != CUPTI_SUCCESS) {
+    auto done = params<CUpti_Profiler_Host_Deinitialize_Params>(
+        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    done.pHostObject = init.pHostObject;
+    cuptiProfilerHostDeinitialize(&done);
+    return nullptr;
+  }
+  return init.pHostObject;
+}
+
+void release(CUpti_Profiler_Host_Object* host) {
+  if (host == nullptr) return;
+  auto done = params<CUpti_Profiler_Host_Deinitialize_Params>(
+      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+  done.pHostObject = host;
+  cuptiProfilerHostDeinitialize(&done);
+}
+
+// The configuration image of `host`'s metrics; empty on failure.
+std::vector<std::uint8_t> config_of(CUpti_Profiler_Host_Object* host) {
+  auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = host;
+  if (cuptiProfilerHostGetConfigImageSize(&size) != CUPTI_SUCCESS) return {};
+  std::vector<std::uint8_t> config(size.configImageSize);
+  auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(
+      CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  image.pHostObject = host;
+  image.configImageSize = config.size();
+  image.pConfigImage = config.data();
+  if (cuptiProfilerHostGetConfigImage(&image) != CUPTI_SUCCESS) return {};
+  return config;
+}
+
+// Passes `metrics` need on `chip` (0 when they cannot be configured).
+std::size_t passes(const std::string& chip, const std::vector<unsigned char>& availability,
+                   const std::vector<const char*>& metrics) {
+  CUpti_Profiler_Host_Object* host = host_with(chip, availability, metrics);
+  if (host == nullptr) return 0;
+  const std::vector<std::uint8_t> config = config_of(host);
+  release(host);
+  if (config.empty()) return 0;
+  auto n = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+      CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  n.pConfigImage = const_cast<std::uint8_t*>(config.data());
+  n.configImageSize = config.size();
+  return cuptiProfilerHostGetNumOfPasses(&n) == CUPTI_SUCCESS ? n.numOfPasses : 0;
+}
+
+// One group's sampling on the device, set up for the calls of one run of the work.
+class Sampler {
+ public:
+  Sampler(std::size_t device, const std::string& chip, const std::vector<unsigned char>& avail,
+          const DeviceGroup& group)
+      : group_(group) {
+    for (const std::string& m : group.metrics) names_.push_back(m.c_str());
+    host_ = host_with(chip, avail, names_);
+    if (host_ == nullptr) {
+      problem_ = "CUPTI: the PM sampling metrics of " + chip + " could not be configured";
+      return;
+    }
+    config_ = config_of(host_);
+    if (config_.empty()) {
+      problem_ = "CUPTI: no PM sampling configuration image";
+      return;
+    }
+    auto enable =
+        params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
+    enable.deviceIndex = device;
+    if (const CUptiResult r = patiently([&] { return cuptiPmSamplingEnable(&enable); });
+        r != CUPTI_SUCCESS) {
+      problem_ = cupti_problem("cuptiPmSamplingEnable", r);
+      return;
+    }
+    object_ = enable.pPmSamplingObject;
+    CUptiResult r = set_config(CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL, kIntervalNs);
+    if (r == CUPTI_ERROR_NOT_SUPPORTED)
+      r = set_config(CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_SYSCLK_INTERVAL, kIntervalSysclk);
+    if (r != CUPTI_SUCCESS) {
+      problem_ = cupti_problem("cuptiPmSamplingSetConfig", r);
+      return;
+    }
+    auto size = params<CUpti_PmSampling_GetCounterDataSize_Params>(
+        CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
+    size.pPmSamplingObject = object_;
+    size.pMetricNames = names_.data();
+    size.numMetrics = names_.size();
+    size.maxSamples = kSamplesPerDecode;
+    if (const CUptiResult e = cuptiPmSamplingGetCounterDataSize(&size); e != CUPTI_SUCCESS) {
+      problem_ = cupti_problem("cuptiPmSamplingGetCounterDataSize", e);
+      return;
+    }
+    data_.resize(size.counterDataSize);
+    sums_.assign(names_.size(), 0.0);
+  }
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+  ~Sampler() {
+    if (object_ != nullptr) {
+      auto disable =
+          params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
+      disable.pPmSamplingObject = object_;
+      cuptiPmSamplingDisable(&disable);
+    }
+    release(host_);
+  }
+
+  const std::string& problem() const { return problem_; }
+  int windows() const { return windows_; }
+  double longest_call() const { return longest_; }
+
+  void open() {
+    if (!problem_.empty()) return;
+    auto start = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
+    start.pPmSamplingObject = object_;
+    if (const CUptiResult r = cuptiPmSamplingStart(&start); r != CUPTI_SUCCESS) {
+      problem_ = cupti_problem("cuptiPmSamplingStart", r);
+    } else {
+      open_ = true;
+      opened_ = std::chrono::steady_clock::now();
+    }
+  }
+
+  // Stops the samples, once the last one that saw the call has closed, and adds them up.
+  void close() {
+    if (!open_) return;
+    open_ = false;
+    longest_ =
+        std::max(longest_,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count());
+    std::this_thread::sleep_for(kTail);
+    auto stop = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+    stop.pPmSamplingObject = object_;
+    if (const CUptiResult r = cuptiPmSamplingStop(&stop); r != CUPTI_SUCCESS) {
+      problem_ = cupti_problem("cuptiPmSamplingStop", r);
+      return;
+    }
+    std::vector<double> values(names_.size());
+    for (;;) {
+      auto init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+          CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+      init.pPmSamplingObject = object_;
+      init.counterDataSize = data_.size();
+      init.pCounterData = data_.data();
+      if (const CUptiResult r = cuptiPmSamplingCounterDataImageInitialize(&init);
+          r != CUPTI_SUCCESS) {
+        problem_ = cupti_problem("cuptiPmSamplingCounterDataImageInitialize", r);
+        return;
+      }
+      auto decode = params<CUpti_PmSampling_DecodeData_Params>(
+          CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
+      decode.pPmSamplingObject = object_;
+      decode.pCounterDataImage = data_.data();
+      decode.counterDataImageSize = data_.size();
+      if (const CUptiResult r = cuptiPmSamplingDecodeData(&decode); r != CUPTI_SUCCESS) {
+        problem_ = cupti_problem("cuptiPmSamplingDecodeData", r);
+        return;
+      }
+      if (decode.overflow != 0) {
+        problem_ = "the GPU's samples overflowed their buffer: a call ran too long to be counted";
+        return;
+      }
+      auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(
+          CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
+      info.pCounterDataImage = data_.data();
+      info.counterDataImageSize = data_.size();
+      if (const CUptiResult r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
+        problem_ = cupti_problem("cuptiPmSamplingGetCounterDataInfo", r);
+        return;
+      }
+      for (std::size_t s = 0; s < info.numCompletedSamples; ++s) {
+        auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        eval.pHostObject = host_;
+        eval.pCounterDataImage = data_.data();
+        eval.counterDataImageSize = data_.size();
+        eval.rangeIndex = s;
+        eval.ppMetricNames = names_.data();
+        eval.numMetrics = names_.size();
+        eval.pMetricValues = values.data();
+        if (const CUptiResult r = cuptiProfilerHostEvaluateToGpuValues(&eval); r != CUPTI_SUCCESS) {
+          problem_ = cupti_problem("cuptiProfilerHostEvaluateToGpuValues", r);
+          return;
+        }
+        for (std::size_t m = 0; m < values.size(); ++m) sums_[m] += values[m];
+      }
+      if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) break;
+    }
+    ++windows_;
+  }
+
+  void add_to(std::map<std::string, double>* totals) const {
+    for (std::size_t m = 0; m < sums_.size(); ++m) (*totals)[group_.keys[m]] += sums_[m];
+  }
+
+ private:
+  CUptiResult set_config(CUpti_PmSampling_TriggerMode mode, std::uint64_t interval) {
+    auto set =
+        params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
+    set.pPmSamplingObject = object_;
+    set.configSize = config_.size();
+    set.pConfig = config_.data();
+    set.hardwareBufferSize = kHardwareBuffer;
+    set.samplingInterval = interval;
+    set.triggerMode = mode;
+    set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    return patiently([&] { return cuptiPmSamplingSetConfig(&set); });
+  }
+
+  const DeviceGroup& group_;
+  std::vector<const char*> names_;
+  CUpti_Profiler_Host_Object* host_ = nullptr;
+  CUpti_PmSampling_Object* object_ = nullptr;
+  std::vector<std::uint8_t> config_, data_;
+  std::vector<double> sums_;
+  std::string problem_;
+  bool open_ = false;
+  std::chrono::steady_clock::time_point opened_;
+  double longest_ = 0.0;  // seconds, of the calls counted
+  int windows_ = 0;
+};
+
+// This process's device, its chip and groups, found once.
+struct Device {
+  std::string problem;
+  std::size_t index = 0;
+  std::string chip;
+  std::vector<unsigned char> availability;
+  std::vector<DeviceGroup> groups;
+};
+
+const Device& device() {
+  static const Device found = [] {
+    Device d;
+    int ordinal = 0;
+    if (const cudaError_t e = cudaGetDevice(&ordinal); e != cudaSuccess) {
+      d.problem = std::string("no CUDA device: ") + cudaGetErrorString(e);
+      return d;
+    }
+    d.index = static_cast<std::size_t>(ordinal);
+    auto init =
+        params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    if (const CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+      d.problem = cupti_problem("cuptiProfilerInitialize", r);
+      return d;
+    }
+    auto chip =
+        params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    chip.deviceIndex = d.index;
+    if (const CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
+      d.problem = cupti_problem("cuptiDeviceGetChipName", r);
+      return d;
+    }
+    d.chip = chip.pChipName;
+    auto avail = params<CUpti_PmSampling_GetCounterAvailability_Params>(
+        CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
+    avail.deviceIndex = d.index;
+    if (const CUptiResult r = cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
+      d.problem = cupti_problem("cuptiPmSamplingGetCounterAvailability", r);
+      return d;
+    }
+    d.availability.resize(avail.counterAvailabilityImageSize);
+    avail.pCounterAvailabilityImage = d.availability.data();
+    if (const CUptiResult r = cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
+      d.problem = cupti_problem("cuptiPmSamplingGetCounterAvailability", r);
+      return d;
+    }
+    d.groups = device_groups(d.chip, d.availability, &d.problem);
+    return d;
+  }();
+  return found;
+}
+
+}  // namespace
+
+const std::vector<DeviceMetric>& device_metrics() {
+  static const std::vector<DeviceMetric> metrics = {
+      {"lg_ld", {"sm__inst_executed_pipe_lsu_mem_lg_cmd_read.sum"}},
+      {"shared_read", {"sm__inst_executed_pipe_lsu_mem_shared_cmd_read.sum"}},
+      {"constant", {"idc__requests.sum"}},
+      {"texture", {"sm__inst_executed_pipe_tex.sum"}},
+      {"lsu", {"sm__inst_executed_pipe_lsu.sum"}},
+      {"shared_ld_wavefronts", {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"}},
+      {"shared_st_wavefronts", {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}},
+  };
+  return metrics;
+}
+
+std::vector<DeviceGroup> device_groups(const std::string& chip,
+                                       const std::vector<unsigned char>& availability,
+                                       std::string* problem) {
+  std::vector<DeviceGroup> groups;
+  for (const DeviceMetric& m : device_metrics()) {
+    const char* name = nullptr;
+    for (const char* candidate : m.metrics)
+      if (passes(chip, availability, {candidate}) == 1) {
+        name = candidate;
+        break;
+      }
+    if (name == nullptr) continue;  // not counted on this chip: the key is left out
+    bool placed = false;
+    for (DeviceGroup& g : groups) {
+      std::vector<const char*> trial;
+      for (const std::string& n : g.metrics) trial.push_back(n.c_str());
+      trial.push_back(name);
+      if (passes(chip, availability, trial) == 1) {
+        g.keys.push_back(m.key);
+        g.metrics.push_back(name);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) groups.push_back({{m.key}, {name}});
+  }
+  if (groups.empty() && problem != nullptr)
+    *problem = "CUPTI: none of the judge's counters can be sampled on " + chip;
+  return groups;
+}
+
+std::map<std::string, double> as_executed(const std::map<std::string, double>& totals) {
+  const auto has = [&](const char* k) { return totals.count(k) > 0; };
+  const auto of = [&](const char* k) { return has(k) ? totals.at(k) : 0.0; };
+  std::map<std::string, double> w;
+  if (has("lg_ld")) w["global_ld"] = of("lg_ld");
+  if (has("shared_read")) w["shared_ld"] = of("shared_read");
+  if (has("constant")) w["constant_ld"] = of("constant");
+  if (has("texture")) w["texture"] = of("texture");
+  // A wavefront moves at most 128 bytes; a store instruction is one wavefront at least.
+  if (has("shared_ld_wavefronts")) w["shared_ld_bytes"] = 128.0 * of("shared_ld_wavefronts");
+  if (has("shared_st_wavefronts")) {
+    w["shared_st"] = of("shared_st_wavefronts");
+    w["shared_st_bytes"] = 128.0 * of("shared_st_wavefronts");
+  }
+  // What the load/store pipe did besides loads and shared stores: shuffles, global stores,
+  // atomics without a result.
+  if (has("lsu") && has("lg_ld") && has("shared_read") && has("shared_st_wavefronts"))
+    w["shfl"] =
+        std::max(0.0, of("lsu") - of("lg_ld") - of("shared_read") - of("shared_st_wavefronts"));
+  // No global-load sectors: PM sampling has no L1 sector count of global loads alone, and its
+  // count of every L1 sector is far from loads and stores (measured on an H200, lab 03's plain
+  // answer: 1.37 global-load sectors per output by the candidate's counters, 2.19 L1 sectors by
+  // the judge's, where the outputs' stores add 0.125).
+  return w;
+}
+
+double max_counted_call_seconds() {
+  return kMaxCallSeconds;
+}
+
+DeviceCount count_candidate_calls(const std::function<void()>& work) {
+  DeviceCount count;
+  const Device& d = device();
+  if (!d.problem.empty()) {
+    count.problem = d.problem;
+    return count;
+  }
+  // A candidate process without CUPTI's kernel records: nothing of CUPTI's runs in it beside the
+  // calls (the first run of the check has them).
+  remote::record_kernels(false);
+  struct Restore {
+    ~Restore() { remote::record_kernels(true); }
+  } restore;
+  for (const DeviceGroup& group : d.groups) {
+    Sampler sampler(d.index, d.chip, d.availability, group);
+    if (!sampler.problem().empty()) {
+      count.problem = sampler.problem();
+      return count;
+    }
+    remote::set_candidate_window([&sampler](bool open) {
+      if (open)
+        sampler.open();
+      else
+        sampler.close();
+    });
+    try {
+      work();
+    } catch (...) {
+      remote::set_candidate_window(nullptr);
+      throw;
+    }
+    remote::set_candidate_window(nullptr);
+    count.longest_call_s = std::max(count.longest_call_s, sampler.longest_call());
+    if (count.longest_call_s > kMaxCallSeconds) return count;  // the caller fails the check
+    if (!sampler.problem().empty()) {
+      count.problem = sampler.problem();
+      return count;
+    }
+    if (sampler.windows() == 0) {
+      count.problem = "no call to the candidate's process to count";
+      return count;
+    }
+    sampler.add_to(&count.totals);
+    count.windows += sampler.windows();
+  }
+  count.counted = true;
+  return count;
+}
+
+bool device_counts_wanted() {
+  static const bool wanted = [] {
+    const char* v = std::getenv("CUDALAB_DEVICE_COUNTS");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  }();
+  return wanted;
+}
+
+}  // namespace cudalab::grade

@@ -1,0 +1,80 @@
+// What the GPU executed during the candidate's calls, counted by the judge's process: CUPTI's PM
+// sampling reads the device's counters at a fixed interval, device-wide, from a process that runs
+// no code of the student's file. Nothing in the candidate's process takes part, so nothing there
+// can change the figures (docs/grading.md, "The judge's own count"); what they cannot do is tell
+// kernels apart or see another process's work from the candidate's, so they are taken only where
+// the candidate's calls have the GPU to themselves (the grade command's timed phase) and read as
+// totals of the calls.
+//
+// Measured on an H200 (GH100) against the range profiler in the candidate's process, kernel by
+// kernel (grader/bench/counts_calibration.cu, docs/grading.md): the same warp-level counts,
+// exactly, for global, shared, constant and texture loads; the PM counts take in more kinds, never
+// fewer.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cudalab::grade {
+
+// One quantity the judge counts: its key, and the metric names it may have (the first the chip
+// knows is used).
+struct DeviceMetric {
+  const char* key;
+  std::vector<const char*> metrics;
+};
+
+// The quantities, in warp-level instructions unless named otherwise:
+//   lg_ld            global and local loads, atomics that return a value, LDGSTS
+//   shared_read      shared-memory reads: loads, atomics, ldmatrix, LDGSTS's shared side
+//   constant         constant-cache requests (the same metric as the candidate's constant_ld)
+//   texture          texture-pipe instructions
+//   lsu              every load/store-pipe instruction (loads, stores, shuffles, atomics)
+//   shared_ld_wavefronts, shared_st_wavefronts
+//                    shared-memory load and store wavefronts (at most 128 bytes each)
+const std::vector<DeviceMetric>& device_metrics();
+
+// The groups a chip counts in one pass each (PM sampling counts in one pass only): the metric
+// names, chosen and packed with CUPTI's host API, which needs no GPU (`chip`: "GH100", ...).
+// `availability` is the device's counter-availability image, or empty (every counter of the chip).
+struct DeviceGroup {
+  std::vector<std::string> keys;
+  std::vector<std::string> metrics;
+};
+std::vector<DeviceGroup> device_groups(const std::string& chip,
+                                       const std::vector<unsigned char>& availability,
+                                       std::string* problem);
+
+// The candidate's figures as the technique signatures read them (technique.h, ExecutedWork), from
+// the judge's totals: each a superset of what its name says (a bound on what the candidate
+// avoids can only be too high, never too low), and "shfl" what the load/store pipe did besides
+// loads and shared stores. Keys whose quantities the chip did not count are left out.
+std::map<std::string, double> as_executed(const std::map<std::string, double>& totals);
+
+struct DeviceCount {
+  bool counted = false;
+  std::string problem;  // why not: permissions, the GPU, CUPTI, a lost sample
+  std::map<std::string, double> totals;
+  int windows = 0;  // candidate calls counted, summed over the groups
+  // The longest call: one longer than max_counted_call_seconds() ends the count there (its
+  // samples may not all have fit in the GPU's buffer), and the check fails.
+  double longest_call_s = 0.0;
+};
+
+// How long a call the count takes: 1 s.
+double max_counted_call_seconds();
+
+// Runs `work` once per group of device_groups() for this process's device, counting the GPU during
+// each of its calls to the candidate's process (remote::call; the judge's own work between them
+// is not counted), and returns the totals of each group's run. The candidate's function must do
+// the same work each time (the technique checks' cases are fixed).
+DeviceCount count_candidate_calls(const std::function<void()>& work);
+
+// Whether this grader run takes the technique checks' counts in its own process
+// (CUDALAB_DEVICE_COUNTS=1, which the grade command sets where the candidate's calls have the GPU
+// to themselves).
+bool device_counts_wanted();
+
+}  // namespace cudalab::grade
