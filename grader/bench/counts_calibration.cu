@@ -4,7 +4,8 @@
 // process counts device-wide with PM sampling (as grader/framework/device_counts.cpp does) while
 // the same kernel runs again in the first. Not part of the build; on a machine with a GPU:
 //
-//   nvcc -std=c++17 -O2 -arch=native -I grader/serve grader/bench/counts_calibration.cu \
+//   nvcc -std=c++17 -O2 -arch=native -I grader/serve -I grader/framework \
+//        grader/bench/counts_calibration.cu \
 //        grader/serve/counters.cpp -o /tmp/counts_calibration -lcuda -lcupti
 //   /tmp/counts_calibration
 //

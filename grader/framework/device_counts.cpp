@@ -6,7 +6,6 @@
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,11 +13,16 @@
 #include <cstring>
 #include <thread>
 
+#include "cupti_profiler.h"
 #include "remote.h"
 
 namespace cudalab::grade {
 
 namespace {
+
+using cupti::params;
+using cupti::patiently;
+using cupti::release;
 
 // A sample every 100 us of GPU time; a sample still open when sampling stops is lost, so the
 // window stays open 2 ms (20 samples) after the candidate's answer. Measured on an H200: a call's
@@ -35,69 +39,11 @@ constexpr std::size_t kHardwareBuffer = 256u << 20;
 constexpr double kMaxCallSeconds = 1.0;
 constexpr std::uint32_t kSamplesPerDecode = 256;
 
-template <typename T>
-T params(std::size_t size) {
-  T p{};
-  p.structSize = size;
-  return p;
-}
-
-std::string cupti_problem(const char* call, CUptiResult r) {
-  if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
-      r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-    return "the driver reserves the GPU's performance counters to administrators "
-           "(ERR_NVGPUCTRPERM): allow them with the nvidia module option "
-           "NVreg_RestrictProfilingToAdminUsers=0 (see docs/setup.md, \"Performance counters\")";
-  const char* text = nullptr;
-  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown error";
-  return std::string("CUPTI: ") + call + " failed: " + text;
-}
-
-// The counters serve one session at a time, device-wide: a session another process holds
-// (CUPTI_ERROR_HARDWARE_BUSY, or UNKNOWN while one ends) is waited for, up to 60 s.
-template <typename Call>
-CUptiResult patiently(Call call) {
-  for (int attempt = 0;; ++attempt) {
-    const CUptiResult r = call();
-    const bool busy = r == CUPTI_ERROR_HARDWARE_BUSY && attempt < 3000;
-    const bool settling = r == CUPTI_ERROR_UNKNOWN && attempt < 100;
-    if (!busy && !settling) return r;
-    usleep(20000);
-  }
-}
-
-// A host object of CUPTI's for PM sampling on `chip`, with `metrics` added; null when one of them
-// is unknown there.
+// A host object for PM sampling on `chip`, with `metrics` added; null when one is unknown there.
 CUpti_Profiler_Host_Object* host_with(const std::string& chip,
                                       const std::vector<unsigned char>& availability,
                                       const std::vector<const char*>& metrics) {
-  auto init = params<CUpti_Profiler_Host_Initialize_Params>(
-      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-  init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-  init.pChipName = chip.c_str();
-  init.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
-  if (cuptiProfilerHostInitialize(&init) != CUPTI_SUCCESS) return nullptr;
-  auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  add.pHostObject = init.pHostObject;
-  add.ppMetricNames = const_cast<const char**>(metrics.data());
-  add.numMetrics = metrics.size();
-  if (cuptiProfilerHostConfigAddMetrics(&add) != CUPTI_SUCCESS) {
-    auto done = params<CUpti_Profiler_Host_Deinitialize_Params>(
-        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    done.pHostObject = init.pHostObject;
-    cuptiProfilerHostDeinitialize(&done);
-    return nullptr;
-  }
-  return init.pHostObject;
-}
-
-void release(CUpti_Profiler_Host_Object* host) {
-  if (host == nullptr) return;
-  auto done = params<CUpti_Profiler_Host_Deinitialize_Params>(
-      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-  done.pHostObject = host;
-  cuptiProfilerHostDeinitialize(&done);
+  return cupti::host_with(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip, availability, metrics);
 }
 
 // The configuration image of `host`'s metrics; empty on failure.
@@ -153,7 +99,7 @@ class Sampler {
     enable.deviceIndex = device;
     if (const CUptiResult r = patiently([&] { return cuptiPmSamplingEnable(&enable); });
         r != CUPTI_SUCCESS) {
-      problem_ = cupti_problem("cuptiPmSamplingEnable", r);
+      problem_ = cupti::problem("cuptiPmSamplingEnable", r);
       return;
     }
     object_ = enable.pPmSamplingObject;
@@ -161,7 +107,7 @@ class Sampler {
     if (r == CUPTI_ERROR_NOT_SUPPORTED)
       r = set_config(CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_SYSCLK_INTERVAL, kIntervalSysclk);
     if (r != CUPTI_SUCCESS) {
-      problem_ = cupti_problem("cuptiPmSamplingSetConfig", r);
+      problem_ = cupti::problem("cuptiPmSamplingSetConfig", r);
       return;
     }
     auto size = params<CUpti_PmSampling_GetCounterDataSize_Params>(
@@ -171,7 +117,7 @@ class Sampler {
     size.numMetrics = names_.size();
     size.maxSamples = kSamplesPerDecode;
     if (const CUptiResult e = cuptiPmSamplingGetCounterDataSize(&size); e != CUPTI_SUCCESS) {
-      problem_ = cupti_problem("cuptiPmSamplingGetCounterDataSize", e);
+      problem_ = cupti::problem("cuptiPmSamplingGetCounterDataSize", e);
       return;
     }
     data_.resize(size.counterDataSize);
@@ -198,7 +144,7 @@ class Sampler {
     auto start = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
     start.pPmSamplingObject = object_;
     if (const CUptiResult r = cuptiPmSamplingStart(&start); r != CUPTI_SUCCESS) {
-      problem_ = cupti_problem("cuptiPmSamplingStart", r);
+      problem_ = cupti::problem("cuptiPmSamplingStart", r);
     } else {
       open_ = true;
       opened_ = std::chrono::steady_clock::now();
@@ -216,7 +162,7 @@ class Sampler {
     auto stop = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
     stop.pPmSamplingObject = object_;
     if (const CUptiResult r = cuptiPmSamplingStop(&stop); r != CUPTI_SUCCESS) {
-      problem_ = cupti_problem("cuptiPmSamplingStop", r);
+      problem_ = cupti::problem("cuptiPmSamplingStop", r);
       return;
     }
     std::vector<double> values(names_.size());
@@ -228,7 +174,7 @@ class Sampler {
       init.pCounterData = data_.data();
       if (const CUptiResult r = cuptiPmSamplingCounterDataImageInitialize(&init);
           r != CUPTI_SUCCESS) {
-        problem_ = cupti_problem("cuptiPmSamplingCounterDataImageInitialize", r);
+        problem_ = cupti::problem("cuptiPmSamplingCounterDataImageInitialize", r);
         return;
       }
       auto decode = params<CUpti_PmSampling_DecodeData_Params>(
@@ -237,7 +183,7 @@ class Sampler {
       decode.pCounterDataImage = data_.data();
       decode.counterDataImageSize = data_.size();
       if (const CUptiResult r = cuptiPmSamplingDecodeData(&decode); r != CUPTI_SUCCESS) {
-        problem_ = cupti_problem("cuptiPmSamplingDecodeData", r);
+        problem_ = cupti::problem("cuptiPmSamplingDecodeData", r);
         return;
       }
       if (decode.overflow != 0) {
@@ -249,7 +195,7 @@ class Sampler {
       info.pCounterDataImage = data_.data();
       info.counterDataImageSize = data_.size();
       if (const CUptiResult r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
-        problem_ = cupti_problem("cuptiPmSamplingGetCounterDataInfo", r);
+        problem_ = cupti::problem("cuptiPmSamplingGetCounterDataInfo", r);
         return;
       }
       for (std::size_t s = 0; s < info.numCompletedSamples; ++s) {
@@ -263,7 +209,7 @@ class Sampler {
         eval.numMetrics = names_.size();
         eval.pMetricValues = values.data();
         if (const CUptiResult r = cuptiProfilerHostEvaluateToGpuValues(&eval); r != CUPTI_SUCCESS) {
-          problem_ = cupti_problem("cuptiProfilerHostEvaluateToGpuValues", r);
+          problem_ = cupti::problem("cuptiProfilerHostEvaluateToGpuValues", r);
           return;
         }
         for (std::size_t m = 0; m < values.size(); ++m) sums_[m] += values[m];
@@ -325,14 +271,14 @@ const Device& device() {
     auto init =
         params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     if (const CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
-      d.problem = cupti_problem("cuptiProfilerInitialize", r);
+      d.problem = cupti::problem("cuptiProfilerInitialize", r);
       return d;
     }
     auto chip =
         params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = d.index;
     if (const CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
-      d.problem = cupti_problem("cuptiDeviceGetChipName", r);
+      d.problem = cupti::problem("cuptiDeviceGetChipName", r);
       return d;
     }
     d.chip = chip.pChipName;
@@ -340,13 +286,13 @@ const Device& device() {
         CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
     avail.deviceIndex = d.index;
     if (const CUptiResult r = cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
-      d.problem = cupti_problem("cuptiPmSamplingGetCounterAvailability", r);
+      d.problem = cupti::problem("cuptiPmSamplingGetCounterAvailability", r);
       return d;
     }
     d.availability.resize(avail.counterAvailabilityImageSize);
     avail.pCounterAvailabilityImage = d.availability.data();
     if (const CUptiResult r = cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
-      d.problem = cupti_problem("cuptiPmSamplingGetCounterAvailability", r);
+      d.problem = cupti::problem("cuptiPmSamplingGetCounterAvailability", r);
       return d;
     }
     d.groups = device_groups(d.chip, d.availability, &d.problem);

@@ -6,9 +6,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-#include <unistd.h>
-
-#include <cstring>
+#include "cupti_profiler.h"
 
 namespace cudalab::serve {
 
@@ -17,29 +15,8 @@ namespace {
 // Ranges per call: every launch of a call is one (lab 08's BFS launches one kernel per level).
 constexpr std::size_t kMaxRanges = 512;
 
-// The GPU's counters serve one profiling session at a time, device-wide: a call another process's
-// session holds (CUPTI_ERROR_HARDWARE_BUSY) is tried again for up to 60 s. While a process that
-// held them is still ending, a call may fail with CUPTI_ERROR_UNKNOWN instead (seen on an H200
-// when a process enabled them after its seccomp filter, right after another process had them):
-// tried again for up to 2 s.
-template <typename Call>
-CUptiResult patiently(Call call) {
-  for (int attempt = 0;; ++attempt) {
-    const CUptiResult r = call();
-    const bool busy = r == CUPTI_ERROR_HARDWARE_BUSY && attempt < 3000;
-    const bool settling = r == CUPTI_ERROR_UNKNOWN && attempt < 100;
-    if (!busy && !settling) return r;
-    usleep(20000);
-  }
-}
-
-// A CUPTI parameter block: zeroed, its size set.
-template <typename T>
-T params(std::size_t size) {
-  T p{};
-  p.structSize = size;
-  return p;
-}
+using cupti::params;
+using cupti::patiently;
 
 CUpti_RangeProfiler_Object* as_profiler(void* p) {
   return static_cast<CUpti_RangeProfiler_Object*>(p);
@@ -49,34 +26,15 @@ CUpti_Profiler_Host_Object* as_host(void* p) {
 }
 
 CUpti_Profiler_Host_Object* new_host_object(const char* chip, const std::vector<unsigned char>& a) {
-  auto p = params<CUpti_Profiler_Host_Initialize_Params>(
-      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-  p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-  p.pChipName = chip;
-  p.pCounterAvailabilityImage = a.data();
-  return cuptiProfilerHostInitialize(&p) == CUPTI_SUCCESS ? p.pHostObject : nullptr;
-}
-
-void delete_host_object(CUpti_Profiler_Host_Object* h) {
-  if (h == nullptr) return;
-  auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(
-      CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-  p.pHostObject = h;
-  cuptiProfilerHostDeinitialize(&p);
+  return cupti::host_with(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip, a, {});
 }
 
 bool chip_counts(const char* chip, const std::vector<unsigned char>& availability,
                  const char* metric) {
-  CUpti_Profiler_Host_Object* h = new_host_object(chip, availability);
-  if (h == nullptr) return false;
-  auto p = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  p.pHostObject = h;
-  p.ppMetricNames = &metric;
-  p.numMetrics = 1;
-  const bool ok = cuptiProfilerHostConfigAddMetrics(&p) == CUPTI_SUCCESS;
-  delete_host_object(h);
-  return ok;
+  CUpti_Profiler_Host_Object* h =
+      cupti::host_with(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip, availability, {metric});
+  cupti::release(h);
+  return h != nullptr;
 }
 
 }  // namespace
@@ -115,17 +73,7 @@ const std::vector<CounterSpec>& counter_specs() {
 }
 
 std::string KernelCounters::fail(const char* call, int result) {
-  const auto r = static_cast<CUptiResult>(result);
-  if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
-      r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-    return problem_ =
-               "the driver reserves the GPU's performance counters to administrators "
-               "(ERR_NVGPUCTRPERM): "
-               "allow them with the nvidia module option NVreg_RestrictProfilingToAdminUsers=0 "
-               "(see docs/setup.md, \"Performance counters\")";
-  const char* text = nullptr;
-  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown error";
-  return problem_ = std::string("CUPTI: ") + call + " failed: " + text;
+  return problem_ = cupti::problem(call, static_cast<CUptiResult>(result));
 }
 
 KernelCounters::KernelCounters(CUcontext context) : context_(context) {
