@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -30,11 +31,10 @@ using cupti::release;
 constexpr std::uint64_t kIntervalNs = 100000;
 constexpr std::uint64_t kIntervalSysclk = 100000;  // Turing and GA100: no time trigger
 constexpr auto kTail = std::chrono::milliseconds(2);
-// The samples wait in this buffer until the window closes; those that do not fit are lost. A call
-// that spent seconds on the CPU (lab 03's cheat-hides-global-loads, scanning its heap) filled 64
-// MiB on an H200 and lost its kernel's counts, so a call may last kMaxCallSeconds at most, a
-// small part of what the buffer holds: a longer one fails its check (the technique checks' cases
-// take milliseconds).
+// The samples wait in this buffer until the window closes; those that do not fit are lost, so a
+// call may last kMaxCallSeconds at most, a small part of what the buffer holds: a longer one fails
+// its check (the technique checks' cases take milliseconds). Whether a window's samples are whole
+// is also seen directly: they must reach its end, with no gap (launch_trace.cpp).
 constexpr std::size_t kHardwareBuffer = 256u << 20;
 constexpr double kMaxCallSeconds = 1.0;
 constexpr std::uint32_t kSamplesPerDecode = 256;
@@ -137,10 +137,15 @@ class Sampler {
 
   const std::string& problem() const { return problem_; }
   int windows() const { return windows_; }
+  std::size_t samples() const { return samples_; }
+  double window_s() const { return window_s_; }
+  double shortfall_s() const { return shortfall_s_; }
+  double gap_s() const { return gap_s_; }
   double longest_call() const { return longest_; }
 
   void open() {
     if (!problem_.empty()) return;
+    cuptiGetTimestamp(&opened_gpu_);
     auto start = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
     start.pPmSamplingObject = object_;
     if (const CUptiResult r = cuptiPmSamplingStart(&start); r != CUPTI_SUCCESS) {
@@ -159,6 +164,8 @@ class Sampler {
         std::max(longest_,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count());
     std::this_thread::sleep_for(kTail);
+    const double window_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count();
     auto stop = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
     stop.pPmSamplingObject = object_;
     if (const CUptiResult r = cuptiPmSamplingStop(&stop); r != CUPTI_SUCCESS) {
@@ -166,6 +173,8 @@ class Sampler {
       return;
     }
     std::vector<double> values(names_.size());
+    std::uint64_t last_ns = 0, gap_ns = 0;
+    std::size_t samples = 0;
     for (;;) {
       auto init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
           CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -199,6 +208,22 @@ class Sampler {
         return;
       }
       for (std::size_t s = 0; s < info.numCompletedSamples; ++s) {
+        auto when = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
+            CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
+        when.pPmSamplingObject = object_;
+        when.pCounterDataImage = data_.data();
+        when.counterDataImageSize = data_.size();
+        when.sampleIndex = s;
+        if (const CUptiResult r = cuptiPmSamplingCounterDataGetSampleInfo(&when);
+            r != CUPTI_SUCCESS) {
+          problem_ = cupti::problem("cuptiPmSamplingCounterDataGetSampleInfo", r);
+          return;
+        }
+        // Each sample runs from the one before it to its own end; the first of a window from the
+        // last read before it opened.
+        if (samples++ > 0 && when.startTimestamp > last_ns)
+          gap_ns = std::max(gap_ns, when.startTimestamp - last_ns);
+        last_ns = std::max(last_ns, when.endTimestamp);
         auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
             CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         eval.pHostObject = host_;
@@ -217,6 +242,14 @@ class Sampler {
       if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) break;
     }
     ++windows_;
+    samples_ += samples;
+    window_s_ += window_s;
+    // What the samples did not reach of this window, at its end: the GPU's buffer full, its newest
+    // samples lost (CUPTI's timestamps and the samples' share one clock).
+    const double reached_s =
+        last_ns > opened_gpu_ ? static_cast<double>(last_ns - opened_gpu_) * 1e-9 : 0.0;
+    shortfall_s_ = std::max(shortfall_s_, window_s - reached_s);
+    gap_s_ = std::max(gap_s_, gap_ns * 1e-9);
   }
 
   void add_to(std::map<std::string, double>* totals) const {
@@ -248,6 +281,9 @@ class Sampler {
   std::chrono::steady_clock::time_point opened_;
   double longest_ = 0.0;  // seconds, of the calls counted
   int windows_ = 0;
+  std::uint64_t opened_gpu_ = 0;  // CUPTI's timestamp at the window's start
+  std::size_t samples_ = 0;
+  double window_s_ = 0.0, shortfall_s_ = -1.0, gap_s_ = 0.0;
 };
 
 // This process's device, its chip and groups, found once.
@@ -373,8 +409,24 @@ std::map<std::string, double> as_executed(const std::map<std::string, double>& t
   return w;
 }
 
-double max_counted_call_seconds() {
-  return kMaxCallSeconds;
+std::string not_whole(const DeviceCount& count) {
+  const double most = std::chrono::duration<double>(kTail).count() / 2;
+  char line[260];
+  if (count.longest_call_s > kMaxCallSeconds) {
+    std::snprintf(line, sizeof line,
+                  "a call of your function took %.2f s on this small case, where the GPU's own "
+                  "count of what it executed holds %.0f s of a call",
+                  count.longest_call_s, kMaxCallSeconds);
+    return line;
+  }
+  if (!count.counted || (count.shortfall_s <= most && count.gap_s <= most)) return "";
+  std::snprintf(line, sizeof line,
+                "a call of your function took %.2f s on this small case, and the GPU's samples of "
+                "what it executed %s %.3f s: the grader's count of the call is not whole",
+                count.longest_call_s,
+                count.shortfall_s > most ? "ended before it did by" : "missed",
+                std::max(count.shortfall_s, count.gap_s));
+  return line;
 }
 
 DeviceCount count_candidate_calls(const std::function<void()>& work) {
@@ -421,6 +473,10 @@ DeviceCount count_candidate_calls(const std::function<void()>& work) {
     }
     sampler.add_to(&count.totals);
     count.windows += sampler.windows();
+    count.samples += sampler.samples();
+    count.window_s += sampler.window_s();
+    count.shortfall_s = std::max(count.shortfall_s, sampler.shortfall_s());
+    count.gap_s = std::max(count.gap_s, sampler.gap_s());
   }
   count.counted = true;
   return count;

@@ -58,13 +58,22 @@ struct DeviceCount {
   std::string problem;  // why not: permissions, the GPU, CUPTI, a lost sample
   std::map<std::string, double> totals;
   int windows = 0;  // candidate calls counted, summed over the groups
-  // The longest call: one longer than max_counted_call_seconds() ends the count there (its
+  // The longest call: one longer than not_whole() allows ends the count there (its
   // samples may not all have fit in the GPU's buffer), and the check fails.
   double longest_call_s = 0.0;
+  // How the samples covered the windows (each a call and its tail): their number, the windows'
+  // length, in seconds; the most the last sample of a window ended before the window closed, and
+  // the widest gap between two samples.
+  std::size_t samples = 0;
+  double window_s = 0.0, shortfall_s = -1.0, gap_s = 0.0;
 };
 
-// How long a call the count takes: 1 s.
-double max_counted_call_seconds();
+// Why a count cannot be taken as whole (empty when it can): a call longer than the count holds
+// (1 s; its samples may not all have fit in the GPU's buffer), or samples that end more than 1 ms
+// before a window closed or leave a gap of more than 1 ms (the tail after each call is 2 ms, and
+// nothing of the candidate's runs in it: it answers once its context is idle). The check fails
+// with this line: only the candidate's call can cut its samples short.
+std::string not_whole(const DeviceCount& count);
 
 // Runs `work` once per group of device_groups() for this process's device, counting the GPU during
 // each of its calls to the candidate's process (remote::call; the judge's own work between them

@@ -158,15 +158,12 @@ LaunchTrace trace_launches(const std::function<void()>& work, Counting counting)
       const DeviceCount count = count_candidate_calls(work);
       if (const std::string e = remote::take_error(); !e.empty())
         return fail("your function's work failed: " + e);
-      if (count.longest_call_s > max_counted_call_seconds()) {
-        char line[200];
-        std::snprintf(line, sizeof line,
-                      "a call of your function took %.2f s on this small case, where the GPU's "
-                      "own count of what it executed holds %.0f s of a call",
-                      count.longest_call_s, max_counted_call_seconds());
-        return fail(line);
-      }
+      if (const std::string whole = not_whole(count); !whole.empty()) return fail(whole);
       trace.device_mode = true;
+      char note[80];
+      std::snprintf(note, sizeof note, "%zu samples over %.1f ms of calls", count.samples,
+                    1e3 * count.window_s);
+      trace.device_note = note;
       trace.counted = count.counted;
       trace.not_counted = count.counted ? "" : count.problem;
       trace.device = as_executed(count.totals);

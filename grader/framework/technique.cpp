@@ -1155,7 +1155,11 @@ TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& ru
       return v;
     }
     if (!summary.empty())
-      v.message += trace.device_mode ? "; the GPU counted " + summary : "; executed " + summary;
+      v.message += trace.device_mode
+                       ? "; the GPU counted " +
+                             (trace.device_note.empty() ? "" : "(" + trace.device_note + ") ") +
+                             summary
+                       : "; executed " + summary;
   }
   return v;
 }

@@ -233,6 +233,7 @@ struct LaunchTrace {
   // (as_executed); the kernels' counters are then empty and `counted` says whether this was read.
   bool device_mode = false;
   std::map<std::string, double> device;
+  std::string device_note;  // how the samples covered the calls ("412 samples over ...")
 };
 
 // What the traced call's kernels executed, summed over their launches (LaunchedKernel::counters).

@@ -121,3 +121,34 @@ TEST_CASE("a device count is read as totals of the calls, and what it lacks is n
   t.not_counted = "the driver reserves the GPU's performance counters to administrators";
   CHECK(judge_technique(ptx, rule, t).status == TechniqueVerdict::Status::unverified);
 }
+
+TEST_CASE("a count is whole only when its samples reach every call's end", "[counts]") {
+  // The figures of session L (H200): the solutions' last samples ended 0.56 to 0.68 ms after
+  // their windows closed; lab 03's cheat-hides-global-loads's ended 12 ms before.
+  DeviceCount honest;
+  honest.counted = true;
+  honest.longest_call_s = 0.004;
+  honest.samples = 121;
+  honest.window_s = 0.0111;
+  honest.shortfall_s = -0.000626;
+  CHECK(not_whole(honest).empty());
+  DeviceCount cut = honest;
+  cut.longest_call_s = 0.04;
+  cut.shortfall_s = 0.012;
+  CHECK(not_whole(cut) ==
+        "a call of your function took 0.04 s on this small case, and the GPU's samples of what it "
+        "executed ended before it did by 0.012 s: the grader's count of the call is not whole");
+  // Within the tail: the end of the 2 ms after the answer, where nothing of the candidate's runs.
+  cut.shortfall_s = 0.0009;
+  CHECK(not_whole(cut).empty());
+  DeviceCount gap = honest;
+  gap.gap_s = 0.003;
+  CHECK(not_whole(gap).find("samples of what it executed missed 0.003 s") != std::string::npos);
+  DeviceCount slow = honest;
+  slow.longest_call_s = 1.5;
+  CHECK(not_whole(slow).find("a call of your function took 1.50 s") == 0);
+  // Not counted at all is not "not whole": the check says why it could not count instead.
+  DeviceCount none;
+  none.shortfall_s = 5;
+  CHECK(not_whole(none).empty());
+}
