@@ -280,9 +280,11 @@ function(cudalab_add_lab name)
     _cudalab_impl_object(${lab}_variant_answer "${variants_dir}/answer.cu" candidate "${interface_dir}")
     set(variants answer)
     # With CUDALAB_CPU_ONLY_VARIANTS (the ci preset: CI has no GPU), only the variants whose
-    # verdict a machine without a GPU can reach are built: the plain answer, the cheats (most are
-    # stopped by the audit or the link), those whose link must fail, and those run on a technique
-    # check (the PTX rules). The others' tests say SKIPPED, as their GPU checks would.
+    # verdict a machine without a GPU can reach are built: the plain answer (for its link check),
+    # the cheats not marked "Judged: gpu" (those the audit or the link stops), those whose link
+    # must fail, and those run on a technique check (the PTX rules) unless marked. The others'
+    # tests say SKIPPED, as their GPU checks would; a built one of which no part of the verdict is
+    # seen there fails its test (cudalab-variant --cpu-judged), so the marks stay true.
     set(cpu_judged answer)
     set(technique_checks "")
     file(GLOB check_sources "${grader_dir}/grade_*.cpp")
@@ -584,9 +586,15 @@ function(cudalab_add_lab name)
                COMMAND "${CMAKE_COMMAND}" -E echo
                        "SKIPPED: ${variant}'s verdict needs a GPU, and this build makes only the variants a CPU can judge (CUDALAB_CPU_ONLY_VARIANTS)")
     else()
+      # Built where no GPU is: some part of its verdict must be seen there (the answer excepted,
+      # built for its link check), or it is marked "Judged: gpu" and left out of such builds.
+      set(cpu_args "")
+      if(CUDALAB_CPU_ONLY_VARIANTS AND NOT variant STREQUAL "answer")
+        set(cpu_args --cpu-judged)
+      endif()
       add_test(NAME ${lab}/variant/${variant}
                COMMAND cudalab-variant check --grade $<TARGET_FILE:cudalab-grade> --lab ${id}
-                       --variant ${variant} ${file_args} ${link_args})
+                       --variant ${variant} ${file_args} ${link_args} ${cpu_args})
     endif()
     # A cheat (cheat-*.patch) attacks the grader rather than making a mistake: its own label, so
     # that the cheats suite runs alone (ctest -L cheat).

@@ -336,43 +336,55 @@ Judgement judge(const Variant& v, const std::vector<CheckRecord>& checks) {
         j.violated.push_back(check + ": expected " + describe(e) + ", seen " + seen);
       } else {
         j.verified.push_back(check + ": " + describe(e));
+        if (e.status != Expectation::Status::pass) ++j.decisive;
       }
     }
   }
 
   // Points of the full grade: a skipped check may earn anything from 0 to its maximum.
-  double known = 0.0, unknown = 0.0;
+  double known = 0.0, unknown = 0.0, total = 0.0;
   for (const auto& c : checks) {
     if (c.status == "skipped")
       unknown += c.points;
     else
       known += c.earned;
+    total += c.points;
   }
-  const double lo = known, hi = known + unknown, eps = 1e-9;
-  for (const auto& b : v.points) {
-    bool holds = false, broken = false;
+  const double eps = 1e-9;
+  // Whether bound `b` holds for every total in [lo, hi], and whether it fails for all of them.
+  const auto bound_on = [eps](const PointsBound& b, double lo, double hi, bool* broken) {
+    bool holds = false;
     if (b.op == "<=")
-      holds = hi <= b.value + eps, broken = lo > b.value + eps;
+      holds = hi <= b.value + eps, *broken = lo > b.value + eps;
     else if (b.op == "<")
-      holds = hi < b.value - eps, broken = lo >= b.value - eps;
+      holds = hi < b.value - eps, *broken = lo >= b.value - eps;
     else if (b.op == ">=")
-      holds = lo >= b.value - eps, broken = hi < b.value - eps;
+      holds = lo >= b.value - eps, *broken = hi < b.value - eps;
     else if (b.op == ">")
-      holds = lo > b.value + eps, broken = hi <= b.value + eps;
+      holds = lo > b.value + eps, *broken = hi <= b.value + eps;
     else
       holds = std::abs(lo - b.value) <= eps && std::abs(hi - b.value) <= eps,
-      broken = b.value < lo - eps || b.value > hi + eps;
+      *broken = b.value < lo - eps || b.value > hi + eps;
+    return holds;
+  };
+  const double lo = known, hi = known + unknown;
+  for (const auto& b : v.points) {
+    bool broken = false, never_broken = false;
+    const bool holds = bound_on(b, lo, hi, &broken);
     const std::string bound = "Points " + b.op + " " + points_text(b.value);
     const std::string seen =
         lo == hi ? points_text(lo)
                  : "between " + points_text(lo) + " and " + points_text(hi) + " (skipped checks)";
-    if (broken)
+    if (broken) {
       j.violated.push_back("the lab's points: expected " + bound + ", seen " + seen);
-    else if (holds)
+    } else if (holds) {
       j.verified.push_back("the lab's points: " + bound + " (" + seen + ")");
-    else
+      // Decisive unless any grade of the lab would keep it (Points <= the lab's total).
+      if (!bound_on(b, 0.0, total, &never_broken)) ++j.decisive;
+    } else {
       j.unverifiable.push_back("the lab's points: " + bound + " depends on skipped checks (" +
                                seen + ")");
+    }
   }
   return j;
 }

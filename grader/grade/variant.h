@@ -79,6 +79,10 @@ struct Judgement {
   std::vector<std::string> violated;      // each names the check, expected, seen, the message
   std::vector<std::string> unverifiable;  // depend on checks that were skipped (no GPU, ...)
   std::vector<std::string> verified;
+  // Of `verified`, the parts that show what the variant is about: an expected failure (fail,
+  // partial, lose) seen, or a points bound that holds. A pass of some check alone does not (a
+  // CPU-only check passes whatever the file's kernels do).
+  int decisive = 0;
   bool passed() const { return violated.empty() && unverifiable.empty(); }
 };
 

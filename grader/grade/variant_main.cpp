@@ -2,12 +2,16 @@
 //
 //   cudalab-variant check --grade PATH --lab NN --variant NAME [--file VARIANT.patch]
 //                         [--link-check PATH --build-dir DIR --link-target TARGET] [--timeout S]
+//                         [--cpu-judged]
 //     Runs the grade command on the variant exactly as a student's file is graded, then holds the
 //     grade against the verdict in the variant's header (variant.h). Without --file, the variant is
 //     the lab's plain correct answer, which must earn every point. Exit code 0 when the verdict is
 //     the expected one, 1 when it differs (each difference names the check, the expected and the
 //     seen status and the grader's message); "SKIPPED: ..." and 0 when part of it could not be
 //     seen (no GPU, no compute-sanitizer), having checked everything else.
+//     --cpu-judged (a build without a GPU that makes only the variants it can judge): a verdict
+//     of which nothing decisive could be seen (no expected failure, no bound on the points) fails,
+//     saying to mark the variant "Judged: gpu".
 //
 //   cudalab-variant mistakes DIR [--page PAGE [--write]]
 //     The "Common mistakes" section made from the variants in DIR: printed, compared with the
@@ -71,6 +75,7 @@ int check(int argc, char** argv) {
       ("build-dir", "the build folder (Link: rejected)", value<std::string>())
       ("link-target", "the link check's target (Link: rejected)", value<std::string>())
       ("timeout", "seconds per check, unless the variant says (Timeout)", value<std::string>()->default_value("300"))
+      ("cpu-judged", "built as a variant a machine without a GPU judges (CUDALAB_CPU_ONLY_VARIANTS): a verdict with no part seen fails")
       ("h,help", "show this help");
   // clang-format on
   const auto r = cudalab::parse_command_line(spec, argc, argv);
@@ -162,6 +167,14 @@ int check(int argc, char** argv) {
   for (const auto& s : j.violated) std::cout << "FAIL: " << defused(s) << "\n";
   if (!j.violated.empty()) {
     std::cout << "\nThe grade command's output:\n" << defused(p.output);
+    return cudalab::kExitFailure;
+  }
+  if (j.decisive == 0 && !j.unverifiable.empty() && r.count("cpu-judged")) {
+    // Built for nothing: a build without a GPU makes only the variants it can judge.
+    std::cout << "FAIL: nothing of what " << name
+              << " is about was seen without a GPU (no expected failure, no bound on its points), "
+                 "in a build that makes only the variants a CPU can judge: give its header "
+                 "'Judged: gpu' (docs/adding-a-lab.md)\n";
     return cudalab::kExitFailure;
   }
   if (!j.unverifiable.empty()) {

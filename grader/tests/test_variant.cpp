@@ -287,3 +287,32 @@ TEST_CASE("the Common mistakes section lists each variant with a Symptom, and it
   CHECK(md.find("+++ ") == std::string::npos);
   CHECK(md.find("alt") == std::string::npos);
 }
+
+TEST_CASE("what a variant is about is seen only in an expected failure or a bound that can fail",
+          "[variant]") {
+  const std::string no_gpu = "no CUDA device";
+  // Without a GPU, a CPU-only check passes and the rest is skipped: nothing decisive seen.
+  const std::vector<CheckRecord> cpu_only = {
+      rec("CPU reference", "[correctness]", 0, 0, "passed"),
+      rec("edge cases", "[correctness]", 60, 0, "skipped", no_gpu),
+      rec("technique", "[technique]", 40, 0, "skipped", no_gpu)};
+  const Variant floods =
+      parse_variant("Cause: c\nExpect: pass \"*\"\nPoints: = 100\n" + kDiff, "v");
+  auto j = judge(floods, cpu_only);
+  CHECK(j.verified.size() == 1);  // the CPU reference's pass
+  CHECK(j.decisive == 0);
+  // A bound any grade keeps is not decisive; one the grade could break is.
+  j = judge(parse_variant("Cause: c\nPoints: <= 100\n" + kDiff, "v"), cpu_only);
+  CHECK(j.verified.size() == 1);
+  CHECK(j.decisive == 0);
+  const std::vector<CheckRecord> ptx_fails = {
+      rec("edge cases", "[correctness]", 60, 0, "skipped", no_gpu),
+      rec("technique", "[technique]", 40, 0, "failed", "no ld.shared in its PTX")};
+  j = judge(parse_variant("Cause: c\nSymptom: s\nFix: f\nExpect: fail \"technique\" /ld.shared/\n"
+                          "Points: <= 60\n" +
+                              kDiff,
+                          "v"),
+            ptx_fails);
+  CHECK(j.violated.empty());
+  CHECK(j.decisive == 2);  // the failure, and the points (0 to 60 of 100)
+}
