@@ -283,8 +283,9 @@ function(cudalab_add_lab name)
     # verdict a machine without a GPU can reach are built: the plain answer (for its link check),
     # the cheats not marked "Judged: gpu" (those the audit or the link stops), those whose link
     # must fail, and those run on a technique check (the PTX rules) unless marked. The others'
-    # tests say SKIPPED, as their GPU checks would; a built one of which no part of the verdict is
-    # seen there fails its test (cudalab-variant --cpu-judged), so the marks stay true.
+    # tests say SKIPPED, as their GPU checks would; a built one of which nothing decisive is seen
+    # there (no expected failure, no points bound a grade could break) fails its test
+    # (cudalab-variant --cpu-judged), so the marks stay true.
     set(cpu_judged answer)
     set(technique_checks "")
     file(GLOB check_sources "${grader_dir}/grade_*.cpp")
@@ -586,8 +587,8 @@ function(cudalab_add_lab name)
                COMMAND "${CMAKE_COMMAND}" -E echo
                        "SKIPPED: ${variant}'s verdict needs a GPU, and this build makes only the variants a CPU can judge (CUDALAB_CPU_ONLY_VARIANTS)")
     else()
-      # Built where no GPU is: some part of its verdict must be seen there (the answer excepted,
-      # built for its link check), or it is marked "Judged: gpu" and left out of such builds.
+      # Built where no GPU is: something decisive of its verdict must be seen there (the answer
+      # excepted, built for its link check), or it is marked "Judged: gpu" and left out.
       set(cpu_args "")
       if(CUDALAB_CPU_ONLY_VARIANTS AND NOT variant STREQUAL "answer")
         set(cpu_args --cpu-judged)

@@ -369,7 +369,7 @@ Judgement judge(const Variant& v, const std::vector<CheckRecord>& checks) {
   };
   const double lo = known, hi = known + unknown;
   for (const auto& b : v.points) {
-    bool broken = false, never_broken = false;
+    bool broken = false, unused = false;
     const bool holds = bound_on(b, lo, hi, &broken);
     const std::string bound = "Points " + b.op + " " + points_text(b.value);
     const std::string seen =
@@ -380,7 +380,7 @@ Judgement judge(const Variant& v, const std::vector<CheckRecord>& checks) {
     } else if (holds) {
       j.verified.push_back("the lab's points: " + bound + " (" + seen + ")");
       // Decisive unless any grade of the lab would keep it (Points <= the lab's total).
-      if (!bound_on(b, 0.0, total, &never_broken)) ++j.decisive;
+      if (!bound_on(b, 0.0, total, &unused)) ++j.decisive;
     } else {
       j.unverifiable.push_back("the lab's points: " + bound + " depends on skipped checks (" +
                                seen + ")");

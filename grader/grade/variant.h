@@ -80,8 +80,8 @@ struct Judgement {
   std::vector<std::string> unverifiable;  // depend on checks that were skipped (no GPU, ...)
   std::vector<std::string> verified;
   // Of `verified`, the parts that show what the variant is about: an expected failure (fail,
-  // partial, lose) seen, or a points bound that holds. A pass of some check alone does not (a
-  // CPU-only check passes whatever the file's kernels do).
+  // partial, lose) seen, or a points bound that holds where some grade of the lab would break it.
+  // A pass of some check alone does not (a CPU-only check passes whatever the kernels do).
   int decisive = 0;
   bool passed() const { return violated.empty() && unverifiable.empty(); }
 };

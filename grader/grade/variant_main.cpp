@@ -75,7 +75,7 @@ int check(int argc, char** argv) {
       ("build-dir", "the build folder (Link: rejected)", value<std::string>())
       ("link-target", "the link check's target (Link: rejected)", value<std::string>())
       ("timeout", "seconds per check, unless the variant says (Timeout)", value<std::string>()->default_value("300"))
-      ("cpu-judged", "built as a variant a machine without a GPU judges (CUDALAB_CPU_ONLY_VARIANTS): a verdict with no part seen fails")
+      ("cpu-judged", "built as a variant a machine without a GPU judges (CUDALAB_CPU_ONLY_VARIANTS): a verdict with nothing decisive seen fails")
       ("h,help", "show this help");
   // clang-format on
   const auto r = cudalab::parse_command_line(spec, argc, argv);
