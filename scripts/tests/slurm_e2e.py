@@ -388,8 +388,7 @@ def main(argv):
 
         # The task past its time limit, submitted first (above), has ended by now.
         wait_jobs(sleeper_ids, 180)
-        ids = sleeper_ids
-        task_log = os.path.join(out2, "slurm", "logs", "%s_0.out" % ids[0])
+        task_log = os.path.join(out2, "slurm", "logs", "%s_0.out" % sleeper_ids[0])
         if os.path.exists(task_log):
             log("the task with a 1-minute limit ended %.0f s after its submission (its log's "
                 "last change), beside the class's tasks and the service's jobs" %
