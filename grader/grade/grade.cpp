@@ -22,12 +22,14 @@
 #include <climits>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -348,6 +350,33 @@ std::string random_key() {
   return key;
 }
 
+// Seconds since this grade command started (a steady clock).
+double since_start() {
+  static const auto start = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// For the maintainers' measurements of where a grade's time goes: with CUDALAB_TIMELINE=FILE in
+// the grade command's environment, one line per grader process it ran (start and end in seconds
+// since it started, its program, its settings other than the seed, its checks) appended to FILE.
+void note_timeline(double started, const std::vector<std::string>& argv,
+                   const std::vector<std::string>& grader_args,
+                   const std::map<std::string, std::string>& settings) {
+  static const char* const path = std::getenv("CUDALAB_TIMELINE");
+  if (path == nullptr || *path == '\0') return;
+  std::ostringstream line;
+  line << std::fixed << std::setprecision(2) << started << '\t' << since_start() << '\t';
+  for (const std::string& a : argv) line << a.substr(a.find_last_of('/') + 1) << ' ';
+  line << '\t';
+  for (const auto& [name, kv] : settings)
+    if (name != "CUDALAB_SEED") line << kv << ' ';
+  line << '\t';
+  for (const std::string& a : grader_args) line << a << ' ';
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::ofstream(path, std::ios::app) << line.str() << '\n';
+}
+
 struct ChannelRun {
   ProcessResult process;
   std::vector<CheckRecord> records;  // those that came with the key, in order
@@ -380,6 +409,7 @@ ChannelRun run_with_channel(const std::vector<std::string>& argv,
       plain.push_back(kv);
   settings.erase("CUDALAB_CHANNEL");
   settings.erase("CUDALAB_ARGS");
+  settings.erase("CUDALAB_TIMELINE");
   if (!grader_args.empty()) {
     std::string joined = "CUDALAB_ARGS=";
     for (std::size_t i = 0; i < grader_args.size(); ++i)
@@ -410,6 +440,7 @@ ChannelRun run_with_channel(const std::vector<std::string>& argv,
   options.sandbox = o.box.prefix;
   options.data_limit_bytes = static_cast<std::size_t>(o.memory_gib) << 30;
   ChannelRun run;
+  const double started = since_start();
   try {
     run.process = run_process(argv, env, timeout_s, options);
   } catch (...) {
@@ -417,6 +448,7 @@ ChannelRun run_with_channel(const std::vector<std::string>& argv,
     throw;
   }
   close(record_fds[0]);
+  note_timeline(started, argv, grader_args, settings);
   std::istringstream lines(run.process.captured);
   std::string line;
   while (std::getline(lines, line)) {
@@ -1528,5 +1560,6 @@ int grade(Options o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  since_start();  // the timeline's zero
   return cudalab::guarded_main("cudalab-grade", [&] { return grade(parse(argc, argv)); });
 }
