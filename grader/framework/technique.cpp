@@ -996,11 +996,14 @@ TechniqueRule ptx_rule(
 }
 
 std::function<std::string(const ExecutedWork&, std::string*)> shared_tile_signature(
-    double outputs, double max_sectors) {
+    double outputs, double max_loads, double max_sectors) {
   return [=](const ExecutedWork& w, std::string* summary) {
     *summary = executed_summary(w.all, outputs, "output");
-    std::string p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0,
-                                     max_sectors, "global-load sectors", "output");
+    std::string p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.all, "global_ld"), outputs),
+                                     0, max_loads, "global loads", "output");
+    if (p.empty())
+      p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0, max_sectors,
+                           "global-load sectors", "output");
     if (!p.empty())
       return p + ": the inputs must come from global memory once per tile, not once per tap";
     p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_ld"), outputs), 0.2, 1e9,

@@ -293,11 +293,14 @@ TechniqueRule ptx_rule(
 // The rule that `kernel` stages `what` in a shared-memory tile (shared_tile_use_problem).
 TechniqueRule shared_tile_rule(const std::string& kernel, const std::string& what);
 
-// The execution signature of a shared-memory tile over `outputs` outputs: global-load sectors per
-// output at most `max_sectors` (the inputs read once per tile, not once per tap), and shared
-// loads per output at least 0.2 in the kernels of the rule's name (the taps read the tile).
+// The execution signature of a shared-memory tile over `outputs` outputs: global loads per output
+// (lanes, every kernel) at most `max_loads` and global-load sectors per output at most
+// `max_sectors` (the inputs read once per tile, not once per tap), and shared loads per output at
+// least 0.2 in the kernels of the rule's name (the taps read the tile). The loads bound is the
+// one the judge's own count can read (device_counts.h: it has no sectors), so that a file which
+// rewrites its own process's counts still meets it.
 std::function<std::string(const ExecutedWork&, std::string*)> shared_tile_signature(
-    double outputs, double max_sectors);
+    double outputs, double max_loads, double max_sectors);
 
 struct TechniqueVerdict {
   enum class Status { pass, fail, unverified };

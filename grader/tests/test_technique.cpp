@@ -676,6 +676,29 @@ TEST_CASE("on a device the launched kernels are judged", "[grader][technique]") 
         "zero_kernel");
 }
 
+TEST_CASE("a tile's signature bounds the global loads, which the judge's own count reads",
+          "[grader][technique]") {
+  // The judge's count (device_counts.h) has no sectors: a file that hides its sectors from its
+  // own process's counts is still held to the loads. Lab 04's bound: 25 taps, at most 12.5 global
+  // loads per output; a tile of 16 x 16 with a halo of 2 makes 1.56, the taps read from global
+  // memory 25.
+  const double outputs = 256;
+  const auto signature = shared_tile_signature(outputs, 12.5, 1.0);
+  ExecutedWork w;
+  w.named = {{"shared_ld", 8 * 25.0}};  // warp-level: 25 per output
+  w.all = {{"global_ld", 8 * 1.56}, {"shared_ld", 8 * 25.0}};
+  std::string summary;
+  CHECK(signature(w, &summary).empty());
+  w.all["global_ld"] = 8 * 25.0;  // no sectors at all: the judge's count, or hidden ones
+  CHECK(signature(w, &summary) ==
+        "25.00 global loads per output, at most 12.50 expected: the inputs must come from global "
+        "memory once per tile, not once per tap");
+  // The sectors still bound the candidate's own count.
+  w.all["global_ld"] = 8 * 1.56;
+  w.all["global_ld_sectors"] = 1.5 * outputs;
+  CHECK(signature(w, &summary).find("1.50 global-load sectors per output") == 0);
+}
+
 TEST_CASE("on a device a rule with a signature judges what the kernels executed",
           "[grader][technique]") {
   // A tiled kernel whose counters show a load of the tile per output passes; one whose counters
