@@ -53,6 +53,12 @@ bool begin_check(int points, Needs needs, const char* tags) {
     const std::string t = tags;
     const bool perf = t.find("[perf]") != std::string::npos;
     const bool selfcheck = t.find("[selfcheck]") != std::string::npos;
+    // A timed check's candidate process is its own: one that a check before it in this grader
+    // process used (the grade command runs a lab's timed checks in one) is stopped, so that
+    // nothing the file computed or kept in one timed check is there in the next. A profile run
+    // keeps its process, counted from its start.
+    if ((perf || selfcheck) && remote::active() && !remote::profiled())
+      remote::stop(remote::Endpoint::candidate);
     if (!selfcheck) remote::prestart(remote::Endpoint::candidate);
     if (perf || selfcheck) remote::prestart(remote::Endpoint::reference);
   }

@@ -558,7 +558,8 @@ CheckRecord run_check(const std::string& exe, const CheckRecord& listed, const O
 std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<CheckRecord>& checks,
                                     const Options& o, std::vector<double>* seconds, bool counted,
                                     bool confirm_alone,
-                                    const std::vector<std::string>& extra_env = {}) {
+                                    const std::vector<std::string>& extra_env = {},
+                                    bool take_lock = true) {
   std::vector<CheckRecord> results(checks.size());
   seconds->assign(checks.size(), 0.0);
   std::vector<bool> decided(checks.size(), false);
@@ -572,7 +573,7 @@ std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<Ch
     (*seconds)[i] += time.seconds();
   };
   {
-    const GpuLock::Hold hold = o.gpu_lock.shared(counted);
+    const GpuLock::Hold hold = take_lock ? o.gpu_lock.shared(counted) : GpuLock::Hold();
     if (checks.size() > 1 && !o.isolate) {
       const Stopwatch time;
       std::string spec;  // Catch2: a comma between test specs means "or"
@@ -623,7 +624,9 @@ std::vector<CheckRecord> run_checks(const std::string& exe, const std::vector<Ch
   }
   for (std::size_t i = 0; i < checks.size(); ++i) {
     if (decided[i]) continue;
-    const GpuLock::Hold hold = confirm_alone ? o.gpu_lock.exclusive() : o.gpu_lock.shared(counted);
+    const GpuLock::Hold hold = !take_lock      ? GpuLock::Hold()
+                               : confirm_alone ? o.gpu_lock.exclusive()
+                                               : o.gpu_lock.shared(counted);
     alone(i);
   }
   return results;
@@ -1425,10 +1428,13 @@ void confirm_by_device_counts(LabRun& run, const Options& o, SharedProgress& pro
 // GPU's own count (confirm_by_device_counts).
 void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
                SharedProgress& progress) {
-  // Each timed check in a process of its own, never grouped (run_checks): a candidate process
-  // that lived on from one timed check to the next could keep what it computed in the first and
-  // answer the second from it, where both read the same inputs (lab 07's formats on one matrix).
-  // Nothing else on the GPU, of any grade that shares it, until the last timed check has run.
+  // A lab's timed checks share one grader process (run_checks: one that fails there, or that the
+  // process did not answer for, runs again in a process of its own), and each performance check
+  // in it has a candidate process of its own: the grader stops the candidate's process before
+  // each timed check begins (grading.cpp, begin_check), so that none lives on from one timed
+  // check to the next, where it could keep what it computed in the first and answer the second
+  // from it (lab 07's formats read one matrix). Nothing else on the GPU, of any grade that
+  // shares it, until the last timed check has run.
   bool timed = false;
   for (const auto& run : runs)
     timed =
@@ -1437,20 +1443,38 @@ void run_timed(std::vector<std::unique_ptr<LabRun>>& runs, const Options& o,
   for (auto& run : runs) {
     if (run->finished) continue;
     confirm_by_device_counts(*run, o, progress);
+    std::vector<std::size_t> group;
+    std::vector<CheckRecord> listed;
     for (const std::size_t ci : run->timed) {
-      const CheckRecord& listed = run->listed[ci];
-      progress.started("lab " + run->lab.id + ": " + listed.name + " (timed, alone)");
-      if (!run->correctness_passed && listed.tags.find("[perf]") != std::string::npos) {
-        run->results[ci] = failed_check(listed, "not run: the correctness checks must pass first");
-      } else {
-        const Stopwatch time;
-        try {
-          run->results[ci] = run_check(run->exe, listed, o);
-        } catch (const std::exception& e) {
-          run->results[ci] = grading_error(listed, e);
-        }
-        run->seconds[ci] = time.seconds();
+      if (!run->correctness_passed && run->listed[ci].tags.find("[perf]") != std::string::npos) {
+        run->results[ci] =
+            failed_check(run->listed[ci], "not run: the correctness checks must pass first");
+        continue;
       }
+      group.push_back(ci);
+      listed.push_back(run->listed[ci]);
+    }
+    if (!group.empty()) {
+      progress.started("lab " + run->lab.id + ": " +
+                       (listed.size() == 1 ? listed.front().name
+                                           : std::to_string(listed.size()) + " timed checks") +
+                       " (alone)");
+      std::vector<CheckRecord> results;
+      std::vector<double> seconds;
+      try {
+        results = run_checks(run->exe, listed, o, &seconds, /*counted=*/false,
+                             /*confirm_alone=*/false, {}, /*take_lock=*/false);
+      } catch (const std::exception& e) {
+        results.clear();
+        for (const CheckRecord& c : listed) results.push_back(grading_error(c, e));
+        seconds.assign(listed.size(), 0.0);
+      }
+      for (std::size_t i = 0; i < group.size(); ++i) {
+        run->results[group[i]] = std::move(results[i]);
+        run->seconds[group[i]] = seconds[i];
+      }
+    }
+    for (const std::size_t ci : run->timed) {
       if (const auto p = run->profiles.find(ci); p != run->profiles.end())
         add_profile(run->results[ci], p->second, &run->seconds[ci]);
       progress.finished();
