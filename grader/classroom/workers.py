@@ -316,6 +316,9 @@ class Worker:
         self.log("checking the framework's build (made before)" if built else
                  "configuring and building the framework (once)")
         start = time.time()
+        # The caller's environment as it is: CMAKE_CXX_COMPILER_LAUNCHER=ccache (and CUDA's) with
+        # its CCACHE_* settings, when set, makes the build use ccache (from the folder's first
+        # configure on: CMake keeps the launcher in its cache).
         env = dict(os.environ)
         with open(os.path.join(self.dir, "framework-build.log"), "w") as log:
             arch = os.environ.get("CUDALAB_CUDA_ARCHITECTURES") or gpu_architecture(self.gpu)
@@ -378,14 +381,19 @@ class Worker:
         targets = []
         for lab in self.labs:
             targets += ["lab%s-grader-student" % lab, "lab%s-student-link-check" % lab]
+        # The framework's build uses ccache when the environment sets it as the compiler launcher
+        # (prepare); a student's build leaves the cache alone: what it compiles is the student's,
+        # and the sandbox hides the cache's folder anyway.
+        build_env = dict(os.environ, CCACHE_DISABLE="1")
         start = time.time()
         with open(os.path.join(student_dir, "build.log"), "w") as log:
             cmd = ["cmake", "--build", "--preset", self.args.preset, "-j",
                    str(cpus()), "--target"] + targets + ["--", "-k", "0"]
             try:
                 with gpu_shared(self.gpu_lock):
-                    subprocess.run(self.sandbox + build_limits() + cmd, cwd=self.tree, stdout=log,
-                                   stderr=subprocess.STDOUT, timeout=self.args.build_timeout)
+                    subprocess.run(self.sandbox + build_limits() + cmd, cwd=self.tree,
+                                   env=build_env, stdout=log, stderr=subprocess.STDOUT,
+                                   timeout=self.args.build_timeout)
             except subprocess.TimeoutExpired:
                 log.write("\nbatch: the build took more than %d s and was stopped\n" %
                           self.args.build_timeout)
