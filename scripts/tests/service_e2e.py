@@ -28,8 +28,9 @@ and a link only, a body that is not gzip, an unknown lab. It prints the figures 
 exits 0 only when every expectation holds.
 
 About a minute on 2 cores once the worker's framework is built (the killed worker's submission
-waits out a lease of 15 s, --lease; --work: the folder of a batch e2e run's workers, `$tmp/e2e/work`
-in .ci/run, built by it); without one, the service builds the framework first (90 s more there).
+waits out a lease of 15 s, --lease; --work: the folder of a batch e2e run's workers, its
+out/work, `$tmp/e2e/out/work` in .ci/run, built by it and refused when it holds no build); without
+it, the service builds the framework first (90 s more there).
 
 usage: service_e2e.py [WORKDIR] [--work WORKER_FOLDER]   (WORKDIR default: a temporary folder)
 """
@@ -390,6 +391,9 @@ def main(argv):
     worker_folder = os.path.abspath(args.work or os.path.join(work, "work"))
     built = os.path.isdir(worker_folder) and bool(glob.glob(os.path.join(
         worker_folder, "*", "tree", "build", "*", "grader", "cudalab-grade")))
+    if args.work and not built:  # a wrong path would cost a framework build, silently
+        p.error("--work %s holds no worker's build (a batch_e2e.py run's out/work); leave --work "
+                "out to build one" % worker_folder)
     expect = Expectations()
     failures = expect.failures
 
