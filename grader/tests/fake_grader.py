@@ -3,8 +3,8 @@
 It speaks the record channel as grader/framework/grader_main.cpp does (CUDALAB_CHANNEL names the
 descriptor holding the key and the one taking the records), lists its checks under
 CUDALAB_LIST_CHECKS=1, and otherwise runs the checks its test spec names, as the file `mode` in
-FAKE_GRADER_DIR says: "plain" (every check passes), "fail-in-group" (beta fails when it shares the
-process with other checks, passes alone), "fails-alone-too" (beta always fails), "crash-in-group"
+FAKE_GRADER_DIR says: "plain" (every check passes), "fail-in-group" (beta and delta fail when they
+share the process with other checks, pass alone), "fails-alone-too" (beta always fails), "crash-in-group"
 (the process kills itself after its first record when it runs several checks), "forged" (a line
 without the key among its records), "nonzero" (every check passes, the process exits 3), "snoop"
 (each check reads every process's environment and command line in /proc for the seed and the
@@ -83,6 +83,8 @@ def main():
         status, message = "passed", ""
         if name == "beta" and (mode == "fails-alone-too" or (mode == "fail-in-group" and group)):
             status, message = "failed", "beta failed " + ("in a group" if group else "alone")
+        if name == "delta" and mode == "fail-in-group" and group:
+            status, message = "failed", "delta failed in a group"
         failed += status == "failed"
         record(name, tags, points, status, message)
         if group and mode == "crash-in-group" and i == 0:
