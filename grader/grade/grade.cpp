@@ -192,8 +192,8 @@ Options parse(int argc, char** argv) {
        "(required) or off", value<std::string>()->default_value("auto"))
       ("no-sanitize", "skip the compute-sanitizer checks")
       ("isolate", "run every check in a grader process of its own (slower: by default a lab's "
-       "untimed checks share a few processes, and a check that fails there is run again alone; "
-       "timed checks always run alone)")
+       "untimed checks share a few processes and its timed checks one more, and a check that "
+       "fails there is run again alone)")
       ("gpu-lock", "a lock file that every grade on this GPU names: their untimed checks run "
        "side by side, each grade's timed checks with nothing else on the GPU (the batch's and "
        "the service's workers, several on a GPU)", value<std::string>())
