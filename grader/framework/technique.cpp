@@ -995,15 +995,21 @@ TechniqueRule ptx_rule(
   return rule;
 }
 
+std::string global_traffic_problem(const ExecutedWork& w, double outputs, double max_loads,
+                                   double max_sectors) {
+  const std::string p =
+      per_unit_problem(lanes_per_unit(ExecutedWork::of(w.all, "global_ld"), outputs), 0, max_loads,
+                       "global loads", "output");
+  if (!p.empty()) return p;
+  return per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0, max_sectors,
+                          "global-load sectors", "output");
+}
+
 std::function<std::string(const ExecutedWork&, std::string*)> shared_tile_signature(
     double outputs, double max_loads, double max_sectors) {
   return [=](const ExecutedWork& w, std::string* summary) {
     *summary = executed_summary(w.all, outputs, "output");
-    std::string p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.all, "global_ld"), outputs),
-                                     0, max_loads, "global loads", "output");
-    if (p.empty())
-      p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0, max_sectors,
-                           "global-load sectors", "output");
+    std::string p = global_traffic_problem(w, outputs, max_loads, max_sectors);
     if (!p.empty())
       return p + ": the inputs must come from global memory once per tile, not once per tap";
     p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_ld"), outputs), 0.2, 1e9,

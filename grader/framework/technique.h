@@ -293,6 +293,13 @@ TechniqueRule ptx_rule(
 // The rule that `kernel` stages `what` in a shared-memory tile (shared_tile_use_problem).
 TechniqueRule shared_tile_rule(const std::string& kernel, const std::string& what);
 
+// "" when what every kernel read from global memory is within `max_loads` loads (lanes) and
+// `max_sectors` 32-byte sectors per output; otherwise per_unit_problem's line for the first bound
+// broken. The loads bound is the one the judge's own count reads (device_counts.h: it has no
+// sectors), so that a file which rewrites its own process's counts is still held to it.
+std::string global_traffic_problem(const ExecutedWork& w, double outputs, double max_loads,
+                                   double max_sectors);
+
 // The execution signature of a shared-memory tile over `outputs` outputs: global loads per output
 // (lanes, every kernel) at most `max_loads` and global-load sectors per output at most
 // `max_sectors` (the inputs read once per tile, not once per tap), and shared loads per output at

@@ -73,11 +73,7 @@ GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][techniqu
   const double taps = (2.0 * conv_case.radius + 1) * (2.0 * conv_case.radius + 1);
   conv.executed = [=](const ExecutedWork& w, std::string* summary) {
     *summary = executed_summary(w.all, outputs, "output");
-    std::string p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.all, "global_ld"), outputs),
-                                     0, 1.5 * taps, "global loads", "output");
-    if (p.empty())
-      p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / outputs, 0,
-                           1.0 + taps / 32, "global-load sectors", "output");
+    const std::string p = global_traffic_problem(w, outputs, 1.5 * taps, 1.0 + taps / 32);
     if (!p.empty()) return p + ": the image must be read through the texture, not global memory";
     return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "texture"), outputs), 1, 1e9,
                             "texture fetches", "output");
@@ -87,11 +83,7 @@ GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][techniqu
   const double pixels = static_cast<double>(rotation_case.w) * rotation_case.h;
   rotate.executed = [=](const ExecutedWork& w, std::string* summary) {
     *summary = executed_summary(w.all, pixels, "output");
-    std::string p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.all, "global_ld"), pixels),
-                                     0, 2.0, "global loads", "output");
-    if (p.empty())
-      p = per_unit_problem(ExecutedWork::of(w.all, "global_ld_sectors") / pixels, 0, 0.5,
-                           "global-load sectors", "output");
+    const std::string p = global_traffic_problem(w, pixels, 2.0, 0.5);
     if (!p.empty()) return p + ": the image must be read through the texture, not global memory";
     return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "texture"), pixels), 0.9, 1e9,
                             "texture fetches", "output");
