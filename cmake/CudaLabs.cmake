@@ -386,7 +386,8 @@ function(cudalab_add_lab name)
   endif()
   add_library(${lab}_support STATIC ${support})
   target_include_directories(${lab}_support PUBLIC "${interface_dir}" "${grader_dir}")
-  target_link_libraries(${lab}_support PUBLIC cudalab_common cudalab_grader_framework ${ARG_LIBRARIES})
+  target_link_libraries(${lab}_support PUBLIC cudalab_common cudalab_grader_framework
+                                              cudalab_launch_trace ${ARG_LIBRARIES})
   cudalab_cuda_options(${lab}_support)
 
   # Graded checks, compiled once, linked against each candidate.

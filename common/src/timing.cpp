@@ -100,7 +100,8 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
   std::vector<std::vector<double>> samples(launches.size()), fenced(launches.size()),
       empty(launches.size());
   const auto t0 = Clock::now();
-  for (;;) {
+  for (std::size_t round = 0;; ++round) {
+    const bool aside = options.set_aside && options.set_aside(round);
     for (std::size_t i = 0; i < launches.size(); ++i) {
       if (host_clock) {
         if (flusher) flusher->flush(stream);
@@ -122,8 +123,14 @@ std::vector<Timing> time_interleaved(const std::vector<Launch>& launches, cudaSt
       samples[i].push_back(host_clock ? fenced[i].back() - median(empty[i])
                                       : stop.elapsed_since(start));
       if (options.after_sample) options.after_sample(i, stream);
+      if (aside) {  // run as the others were; not kept
+        samples[i].pop_back();
+        if (options.fence) fenced[i].pop_back();
+        if (host_clock) empty[i].pop_back();
+      }
     }
     CUDA_CHECK(cudaGetLastError());
+    if (aside) continue;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (sampling_done(samples, elapsed, options)) break;

@@ -417,21 +417,21 @@ std::map<std::string, double> as_executed(const std::map<std::string, double>& t
   return w;
 }
 
-std::string not_whole(const DeviceCount& count) {
+std::string not_whole(const DeviceCount& count, const std::string& the_case) {
   const double most = std::chrono::duration<double>(kTail).count() / 2;
   char line[260];
   if (count.longest_call_s > kMaxCallSeconds) {
     std::snprintf(line, sizeof line,
-                  "a call of your function took %.2f s on this small case, where the GPU's own "
-                  "count of what it executed holds %.0f s of a call",
-                  count.longest_call_s, kMaxCallSeconds);
+                  "a call of your function took %.2f s on %s, where the GPU's own count of what "
+                  "it executed holds %.0f s of a call",
+                  count.longest_call_s, the_case.c_str(), kMaxCallSeconds);
     return line;
   }
   if (!count.counted || (count.shortfall_s <= most && count.gap_s <= most)) return "";
   std::snprintf(line, sizeof line,
-                "a call of your function took %.2f s on this small case, and the GPU's samples of "
-                "what it executed %s %.3f s: the grader's count of the call is not whole",
-                count.longest_call_s,
+                "a call of your function took %.2f s on %s, and the GPU's samples of what it "
+                "executed %s %.3f s: the grader's count of the call is not whole",
+                count.longest_call_s, the_case.c_str(),
                 count.shortfall_s > most ? "ended before it did by" : "missed",
                 std::max(count.shortfall_s, count.gap_s));
   return line;
@@ -490,12 +490,78 @@ DeviceCount count_candidate_calls(const std::function<void()>& work) {
   return count;
 }
 
-bool device_counts_wanted() {
-  static const bool wanted = [] {
-    const char* v = std::getenv("CUDALAB_DEVICE_COUNTS");
-    return v != nullptr && std::strcmp(v, "1") == 0;
-  }();
-  return wanted;
+struct CallCounter::State {
+  const Device& device = cudalab::grade::device();
+  std::string problem;
+  std::unique_ptr<Sampler> sampler;  // the group of the call under way
+  std::vector<bool> done;            // each group's call counted
+  DeviceCount count;
+};
+
+CallCounter::CallCounter() : state_(std::make_unique<State>()) {
+  state_->problem = state_->device.problem;
+  state_->done.assign(state_->device.groups.size(), false);
+}
+
+CallCounter::~CallCounter() {
+  if (state_->sampler) remote::set_candidate_window(nullptr);
+}
+
+const std::string& CallCounter::problem() const {
+  return state_->problem;
+}
+
+std::size_t CallCounter::calls() const {
+  return state_->problem.empty() ? state_->device.groups.size() : 0;
+}
+
+void CallCounter::begin(std::size_t group) {
+  State& s = *state_;
+  if (!s.problem.empty() || group >= s.device.groups.size() || s.sampler) return;
+  s.sampler = std::make_unique<Sampler>(s.device.index, s.device.chip, s.device.availability,
+                                        s.device.groups[group]);
+  if (!s.sampler->problem().empty()) {
+    s.problem = s.sampler->problem();
+    s.sampler.reset();
+    return;
+  }
+  s.done[group] = true;
+  remote::set_candidate_window([sampler = s.sampler.get()](bool open) {
+    if (open)
+      sampler->open();
+    else
+      sampler->close();
+  });
+}
+
+void CallCounter::end() {
+  State& s = *state_;
+  if (!s.sampler) return;
+  remote::set_candidate_window(nullptr);
+  const Sampler& sampler = *s.sampler;
+  s.count.longest_call_s = std::max(s.count.longest_call_s, sampler.longest_call());
+  if (s.problem.empty() && !sampler.problem().empty()) s.problem = sampler.problem();
+  if (s.problem.empty() && sampler.windows() == 0)
+    s.problem = "no call to the candidate's process to count";
+  if (s.problem.empty()) {
+    sampler.add_to(&s.count.totals);
+    s.count.windows += sampler.windows();
+    s.count.samples += sampler.samples();
+    s.count.window_s += sampler.window_s();
+    s.count.shortfall_s = std::max(s.count.shortfall_s, sampler.shortfall_s());
+    s.count.gap_s = std::max(s.count.gap_s, sampler.gap_s());
+  }
+  s.sampler.reset();
+}
+
+DeviceCount CallCounter::result() const {
+  DeviceCount count = state_->count;
+  count.problem = state_->problem;
+  count.counted = count.problem.empty() && !state_->done.empty() &&
+                  std::all_of(state_->done.begin(), state_->done.end(), [](bool d) { return d; });
+  if (count.problem.empty() && !count.counted)
+    count.problem = "not every group of counters was sampled";
+  return count;
 }
 
 }  // namespace cudalab::grade

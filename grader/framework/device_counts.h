@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,9 @@ struct DeviceCount {
 // (1 s; its samples may not all have fit in the GPU's buffer), or samples that end more than 1 ms
 // before a window closed or leave a gap of more than 1 ms (the tail after each call is 2 ms, and
 // nothing of the candidate's runs in it: it answers once its context is idle). The check fails
-// with this line: only the candidate's call can cut its samples short.
-std::string not_whole(const DeviceCount& count);
+// with this line: only the candidate's call can cut its samples short. `the_case` names the case
+// in it ("this small case", "the timed case").
+std::string not_whole(const DeviceCount& count, const std::string& the_case = "this small case");
 
 // Runs `work` once per group of device_groups() for this process's device, counting the GPU during
 // each of its calls to the candidate's process (remote::call; the judge's own work between them
@@ -81,9 +83,30 @@ std::string not_whole(const DeviceCount& count);
 // the same work each time (the technique checks' cases are fixed).
 DeviceCount count_candidate_calls(const std::function<void()>& work);
 
-// Whether this grader run takes the technique checks' counts in its own process
-// (CUDALAB_DEVICE_COUNTS=1, which the grade command sets where the candidate's calls have the GPU
-// to themselves).
-bool device_counts_wanted();
+// The judge's count of a few calls chosen among many like them (a performance check's timed
+// rounds, perf.cpp): one group of device_groups() per chosen call, each call counted as
+// count_candidate_calls counts one. The candidate's process must keep no kernel records
+// (remote::record_kernels(false) before it starts: switching them later starts a new process,
+// which a file could see), so that nothing of CUPTI's runs in it.
+class CallCounter {
+ public:
+  CallCounter();  // finds the device's groups; problem() says why it cannot count
+  ~CallCounter();
+  CallCounter(const CallCounter&) = delete;
+  CallCounter& operator=(const CallCounter&) = delete;
+  const std::string& problem() const;
+  std::size_t calls() const;  // the calls it needs: one per group
+  // Around one call to the candidate's process: begin(i) before it, outside any timed interval
+  // (it sets up group i's sampling and the candidate window), end() after it.
+  void begin(std::size_t group);
+  void end();
+  // The totals: each group's quantities from its call (so per call); `counted` once every group's
+  // call was counted.
+  DeviceCount result() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace cudalab::grade

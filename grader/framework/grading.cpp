@@ -26,6 +26,14 @@ bool under_sanitizer() {
   return v != nullptr && std::string(v) == "1";
 }
 
+bool device_counts_wanted() {
+  static const bool wanted = [] {
+    const char* v = std::getenv("CUDALAB_DEVICE_COUNTS");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return wanted;
+}
+
 std::uint64_t base_seed() {
   return seed_from_env(kDefaultSeed);
 }
@@ -57,8 +65,12 @@ bool begin_check(int points, Needs needs, const char* tags) {
     // process used (the grade command runs a lab's timed checks in one) is stopped, so that
     // nothing the file computed or kept in one timed check is there in the next. A profile run
     // keeps its process, counted from its start.
-    if ((perf || selfcheck) && remote::active() && !remote::profiled())
+    if ((perf || selfcheck) && remote::active() && !remote::profiled()) {
       remote::stop(remote::Endpoint::candidate);
+      // Where the GPU's own count reads some of the timed rounds (perf.h, TimedRunChecks::
+      // executed), nothing of CUPTI's runs in the candidate's process beside its calls.
+      if (perf && device_counts_wanted()) remote::record_kernels(false);
+    }
     if (!selfcheck) remote::prestart(remote::Endpoint::candidate);
     if (perf || selfcheck) remote::prestart(remote::Endpoint::reference);
   }

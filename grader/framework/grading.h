@@ -31,6 +31,11 @@ std::uint64_t base_seed();
 // hundreds of levels, lab 06's largest tiles.
 bool under_sanitizer();
 
+// Whether this grader run takes the GPU's own counts in its own process, for the technique checks
+// and the performance checks' counted rounds (device_counts.h; CUDALAB_DEVICE_COUNTS=1, which the
+// grade command sets where the candidate's calls have the GPU to themselves).
+bool device_counts_wanted();
+
 // False when the body must not run (skipped for lack of a device, or the grade command only
 // listing the checks with CUDALAB_LIST_CHECKS=1).
 bool begin_check(int points, Needs needs, const char* tags = "");

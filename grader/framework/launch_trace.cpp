@@ -13,6 +13,7 @@
 
 #include "cudalab/device_info.h"
 #include "device_counts.h"
+#include "grading.h"
 #include "remote.h"
 
 namespace cudalab::grade {

@@ -13,11 +13,13 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <random>
 #include <stdexcept>
 
 #include "cudalab/device_buffer.h"
 #include "cudalab/device_data.h"
 #include "cudalab/device_info.h"
+#include "device_counts.h"
 #include "grading.h"
 #include "policy.h"
 #include "profile.h"
@@ -37,6 +39,15 @@ std::uint64_t sample_key() {
   return key;
 }
 
+std::vector<std::size_t> counted_rounds(std::size_t calls, std::size_t first, std::uint64_t key) {
+  std::vector<std::size_t> rounds(first);
+  for (std::size_t r = 0; r < first; ++r) rounds[r] = r;
+  std::mt19937_64 draw(key);
+  std::shuffle(rounds.begin(), rounds.end(), draw);
+  rounds.resize(std::min(calls, first));
+  return rounds;
+}
+
 namespace {
 
 struct Measured {
@@ -49,6 +60,9 @@ struct Measured {
   // Why the samples give no time (work that cannot be told from the call's round trip): a
   // verdict only after the outputs are compared, since a call that skipped its work gets here.
   std::string timing_problem;
+  // What the GPU executed during the counted rounds (TimedRunChecks::executed), when counted.
+  bool counting = false;
+  DeviceCount executed;
 };
 
 // What the GPU did during the samples: in the check's measurements and notes, and a warning
@@ -247,10 +261,13 @@ class OutputChecks {
 // reference's slowest is past r_zero already: sampling stops there (a one-thread-block kernel
 // would otherwise spend the time cap).
 // `remote`: the processes the two launches call (empty: both run in this process).
+// `count`: the judge counts what the GPU executes during a few rounds chosen at random
+// (counted_rounds), which are set aside from the samples.
 Measured measure_pair(const Launch& candidate, const Launch& reference, const Workload& work,
                       OutputChecks* outputs, double r_zero,
-                      const std::vector<remote::Endpoint>& remote) {
+                      const std::vector<remote::Endpoint>& remote, bool count = false) {
   Measured m;
+  m.counting = count;
   m.device = cached_device();
   Stream stream;
   TimingOptions options;
@@ -272,15 +289,27 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
       options.host_clock_overhead.push_back([e] { return remote::ping_ms(e, 1, nullptr); });
     m.host_clocked = true;
   }
-  if (outputs != nullptr)
-    options.before_sample = [outputs](std::size_t launch, cudaStream_t s) {
-      outputs->before(launch, s);
+  // The judge's count: the rounds counted, each with its group of counters, drawn anew for each
+  // attempt of the timing.
+  std::unique_ptr<CallCounter> counter;
+  std::map<std::size_t, std::size_t> counted;  // round -> group
+  std::size_t round = 0;
+  if (count)
+    options.set_aside = [&counted, &round](std::size_t r) {
+      round = r;
+      return counted.count(r) > 0;
     };
+  options.before_sample = [&](std::size_t launch, cudaStream_t s) {
+    if (outputs != nullptr) outputs->before(launch, s);
+    if (const auto c = counted.find(round); launch == 0 && counter && c != counted.end())
+      counter->begin(c->second);
+  };
   // The GPU's clocks, temperature, power and throttle reasons: before, every 8th round, after.
   GpuMonitor gpu;
   gpu.read();
   std::size_t rounds = 0;
-  options.after_sample = [outputs, &gpu, &rounds](std::size_t launch, cudaStream_t s) {
+  options.after_sample = [&](std::size_t launch, cudaStream_t s) {
+    if (launch == 0 && counter) counter->end();
     if (outputs != nullptr) outputs->after(launch, s);
     if (launch == 1 && ++rounds % 8 == 0) gpu.read();
   };
@@ -288,8 +317,16 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
   // Work lost in the round trip is sampled again, twice at most: a solution's work of 0.2 ms, as
   // long as the round trip, was once lost in round trips three times their usual length.
   for (int attempt = 1;; ++attempt) {
+    if (count) {
+      counter = std::make_unique<CallCounter>();
+      counted.clear();
+      const std::vector<std::size_t> chosen = counted_rounds(
+          counter->calls(), static_cast<std::size_t>(options.min_samples), sample_key());
+      for (std::size_t g = 0; g < chosen.size(); ++g) counted[chosen[g]] = g;
+    }
     try {
       t = time_interleaved({candidate, reference}, stream.get(), options);
+      if (counter) m.executed = counter->result();
       break;
     } catch (const RoundTripNoise& e) {
       if (attempt < 3) continue;
@@ -423,6 +460,45 @@ void profile_performance(remote::Endpoint side, const Launch& candidate, const L
   skip_check(std::string("profile of the ") + name + ": measured");
 }
 
+// The lab's technique at the timed size (TimedRunChecks::executed), judged on what the GPU
+// executed during the counted rounds, as the grader's process counted it: FAILs when it is not
+// the lesson's, or when the count cannot be whole (only the candidate's call can cut it short);
+// a note otherwise.
+void require_timed_technique(const DeviceCount& count, const ExecutionSignature& executed) {
+  if (const std::string whole = not_whole(count, "the timed case"); !whole.empty()) FAIL(whole);
+  if (!count.counted) {
+    note(
+        "what the timed calls executed was not counted for the grader, so the lab's technique "
+        "at the timed size is not verified: " +
+        count.problem);
+    return;
+  }
+  ExecutedWork w;
+  w.all = w.named = as_executed(count.totals);
+  std::string summary;
+  const std::string why = executed(w, &summary);
+  char calls[160];
+  std::snprintf(calls, sizeof calls, "%d timed call(s) chosen at random, %zu samples over %.1f ms",
+                count.windows, count.samples, 1e3 * count.window_s);
+  if (why.empty()) {
+    note("the timed kernels are the lesson's: the GPU counted (" + std::string(calls) + ") " +
+         summary);
+    return;
+  }
+  if (const std::string uncounted = not_sampled(w.all); !uncounted.empty()) {
+    note("what the timed calls executed (" + why +
+         ") is not verified: this GPU's sampling counts "
+         "no " +
+         uncounted);
+    return;
+  }
+  FAIL("what your function's timed calls executed, as the GPU counted it for the grader (" +
+       std::string(calls) + ", all their kernels together), is not the lesson's: " + why +
+       (summary.empty() ? "" : " (" + summary + ")") +
+       ". The performance points are for the lab's technique at the timed size, as the "
+       "technique check asks it at its own.");
+}
+
 }  // namespace
 
 void grade_performance(const std::string& lab, const Launch& candidate, const Launch& reference,
@@ -483,8 +559,10 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
   }
   trace("performance: untimed run compared");
   OutputChecks outputs(checks);
+  // The judge counts a few timed rounds where the timed checks have the GPU to themselves.
+  const bool count = checks.executed && device_counts_wanted() && remote::active();
   const Measured m =
-      measure_pair(candidate, reference, work, &outputs, policy.r_zero, both_remote());
+      measure_pair(candidate, reference, work, &outputs, policy.r_zero, both_remote(), count);
   if (!m.timing_problem.empty()) {
     if (const std::string e = remote::take_error(); !e.empty()) FAIL(e);
     if (const std::string p = outputs.problem(); !p.empty()) FAIL(p);
@@ -563,6 +641,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
                   policy.r_zero);
     FAIL(line);
   }
+  if (m.counting) require_timed_technique(m.executed, checks.executed);
   set_credit(credit);
 }
 

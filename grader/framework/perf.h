@@ -26,6 +26,7 @@
 
 #include "cudalab/compare.h"
 #include "cudalab/timing.h"
+#include "technique.h"
 
 namespace cudalab::grade {
 
@@ -70,6 +71,12 @@ inline cudalab::Tolerance between_results(cudalab::Tolerance exact) {
 // earlier sample's values give its seed back.) Throws std::runtime_error when the source fails.
 std::uint64_t sample_key();
 
+// The rounds of a timing in which the judge counts what the GPU executes
+// (TimedRunChecks::executed): `calls` distinct rounds among the first `first` (every timing has
+// them: its fewest samples), in an order drawn from `key` (sample_key(): nothing the candidate
+// sees tells it which). Fewer when `first` is smaller.
+std::vector<std::size_t> counted_rounds(std::size_t calls, std::size_t first, std::uint64_t key);
+
 // What a lab adds so that the timed runs are checked runs.
 struct TimedRunChecks {
   // Called before each sample of either launch, outside the timed interval, with the key of the
@@ -89,6 +96,14 @@ struct TimedRunChecks {
     std::size_t bytes = 0;  // a multiple of 4
   };
   std::vector<Region> unchanged;
+  // What the timed kernels must execute: the lab's technique at the timed size (an execution
+  // signature, technique.h, over this case's units of work). Where the grade command gives the
+  // timed checks the GPU to themselves (CUDALAB_DEVICE_COUNTS=1), the grader's process counts
+  // what the GPU executed during a few of the timed rounds, chosen at random after the timing
+  // began (device_counts.h, CallCounter: a call cannot tell whether it is counted), and a
+  // signature that fails fails the check: the performance points are for the lesson's kernel.
+  // Null: not judged.
+  ExecutionSignature executed;
 };
 
 // The message of a timed run whose outputs differed from the reference's: "" when `elements` is 0;

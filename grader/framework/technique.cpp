@@ -1005,8 +1005,7 @@ std::string global_traffic_problem(const ExecutedWork& w, double outputs, double
                           "global-load sectors", "output");
 }
 
-std::function<std::string(const ExecutedWork&, std::string*)> shared_tile_signature(
-    double outputs, double max_loads, double max_sectors) {
+ExecutionSignature shared_tile_signature(double outputs, double max_loads, double max_sectors) {
   return [=](const ExecutedWork& w, std::string* summary) {
     *summary = executed_summary(w.all, outputs, "output");
     std::string p = global_traffic_problem(w, outputs, max_loads, max_sectors);
@@ -1137,12 +1136,7 @@ TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& ru
     if (const std::string why = rule.executed(work, &summary); !why.empty()) {
       if (trace.device_mode) {
         // A quantity the GPU's sampling cannot count on this chip reads as none: not verified.
-        std::string uncounted;
-        for (const char* key : {"global_ld", "shared_ld", "constant_ld", "texture", "shfl",
-                                "shared_st", "shared_st_bytes", "shared_ld_bytes"})
-          if (trace.device.count(key) == 0)
-            uncounted += std::string(uncounted.empty() ? "" : ", ") + key;
-        if (!uncounted.empty()) {
+        if (const std::string uncounted = not_sampled(trace.device); !uncounted.empty()) {
           v.status = TechniqueVerdict::Status::unverified;
           v.message =
               "what your function's calls executed, as the GPU counted it for the grader (" + why +
@@ -1171,6 +1165,14 @@ TechniqueVerdict judge_technique(const std::string& ptx, const TechniqueRule& ru
                        : "; executed " + summary;
   }
   return v;
+}
+
+std::string not_sampled(const std::map<std::string, double>& executed) {
+  std::string uncounted;
+  for (const char* key : {"global_ld", "shared_ld", "constant_ld", "texture", "shfl", "shared_st",
+                          "shared_st_bytes", "shared_ld_bytes"})
+    if (executed.count(key) == 0) uncounted += std::string(uncounted.empty() ? "" : ", ") + key;
+  return uncounted;
 }
 
 std::string per_unit_problem(double value, double low, double high, const std::string& what,

@@ -249,11 +249,21 @@ struct ExecutedWork {
   }
 };
 
+// An execution signature: "" when what ran (ExecutedWork) is the lesson's, otherwise what is not
+// (e.g. "2.1 global-memory sectors per output, 0.4 at most for a tiled kernel"); `summary`
+// receives the figures it read, per unit of work, for the check's note.
+using ExecutionSignature = std::function<std::string(const ExecutedWork&, std::string* summary)>;
+
 // A warp-level count (an instruction a warp executes once for its 32 lanes) per unit of work, as
 // if each lane did one: count x 32 / units. Sectors and requests are per unit as they are.
 inline double lanes_per_unit(double warp_count, double units) {
   return units > 0 ? warp_count * 32.0 / units : 0.0;
 }
+
+// The quantities a signature may read that the judge's count (`executed`, as device_counts.h's
+// as_executed gives it) lacks on this chip, comma-separated; "" when it has them all. A signature
+// that fails there is not verified rather than failed.
+std::string not_sampled(const std::map<std::string, double>& executed);
 
 // "" when `value` (a count per unit of work, e.g. per output) is within [low, high]; otherwise
 // "<value> <what> per <unit>, <expected>": the line an execution signature fails with.
@@ -282,7 +292,7 @@ struct TechniqueRule {
   // decides alone (a rule without a signature yet). The PTX is always the first gate; on a GPU a
   // rule with a signature never passes without the counters.
   // `summary` receives the figures the verdict read (per unit of work), for the check's note.
-  std::function<std::string(const ExecutedWork&, std::string* summary)> executed;
+  ExecutionSignature executed;
 };
 
 // A rule whose verdict reads the kernel's PTX alone, not its launch: `verdict(k, label)`.
@@ -306,8 +316,7 @@ std::string global_traffic_problem(const ExecutedWork& w, double outputs, double
 // least 0.2 in the kernels of the rule's name (the taps read the tile). The loads bound is the
 // one the judge's own count can read (device_counts.h: it has no sectors), so that a file which
 // rewrites its own process's counts still meets it.
-std::function<std::string(const ExecutedWork&, std::string*)> shared_tile_signature(
-    double outputs, double max_loads, double max_sectors);
+ExecutionSignature shared_tile_signature(double outputs, double max_loads, double max_sectors);
 
 struct TechniqueVerdict {
   enum class Status { pass, fail, unverified };

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <set>
+#include <vector>
 
 #include "cudalab/catch.h"
 #include "perf.h"
@@ -46,4 +47,25 @@ TEST_CASE("timed samples: keys no one can foresee", "[grader][sample-key]") {
   // Two processes in the same state draw different first keys: not a generator seeded by the
   // grade (whose seed the student's file may know, or recover from an earlier sample's inputs).
   CHECK(first_key_of_a_child() != first_key_of_a_child());
+}
+
+// The rounds in which the judge counts what the GPU executed (perf.cpp): as many as asked, all
+// different, among the first rounds every timing has, and a different choice with another key,
+// so that no round is safe from being counted.
+TEST_CASE("timed samples: the counted rounds are drawn, not fixed", "[grader][sample-key]") {
+  using cudalab::grade::counted_rounds;
+  const std::vector<std::size_t> three = counted_rounds(3, 20, sample_key());
+  REQUIRE(three.size() == 3);
+  CHECK(std::set<std::size_t>(three.begin(), three.end()).size() == 3);
+  for (const std::size_t r : three) CHECK(r < 20);
+  CHECK(counted_rounds(5, 2, sample_key()).size() == 2);  // no more than the rounds
+  CHECK(counted_rounds(0, 20, sample_key()).empty());
+  CHECK(counted_rounds(3, 20, 7) == counted_rounds(3, 20, 7));  // the key decides
+  // Over 2000 keys every one of the 20 rounds is drawn first, about 100 times each.
+  std::vector<int> first(20, 0);
+  for (int i = 0; i < 2000; ++i) ++first[counted_rounds(1, 20, sample_key()).front()];
+  for (const int n : first) {
+    CHECK(n > 40);
+    CHECK(n < 200);
+  }
 }

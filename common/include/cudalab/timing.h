@@ -15,7 +15,8 @@
 //     default stream or on the host is seen (fenced_ms), whatever the events on `stream` say;
 //   - `before_sample` and `after_sample`, when set, are called before and after every sample,
 //     outside the timed interval (the grader gives the inputs fresh values and poisons the
-//     outputs before, and compares the outputs after).
+//     outputs before, and compares the outputs after);
+//   - rounds that `set_aside` names run like the others and are not kept.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -51,6 +52,10 @@ struct TimingOptions {
   std::vector<std::function<double()>> host_clock_overhead;
   std::function<void(std::size_t launch, cudaStream_t)> before_sample;
   std::function<void(std::size_t launch, cudaStream_t)> after_sample;
+  // Optional: called as each round begins (0, 1, ...); a round for which it returns true runs
+  // as every other does, hooks included, and its samples are not kept (the grader counts what the
+  // GPU executed during such a round, which adds to its time; the calls cannot tell it apart).
+  std::function<bool(std::size_t round)> set_aside;
 };
 
 struct Timing {

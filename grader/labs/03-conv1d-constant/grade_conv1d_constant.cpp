@@ -15,6 +15,26 @@
 
 using cudalab::grade::base_seed;
 
+namespace {
+
+// What a kernel that reads the mask from constant memory executes over `outputs` outputs of
+// `taps` taps: global plus shared loads (each as if every lane did one) at most 1.5 x taps.
+cudalab::grade::ExecutionSignature constant_mask_signature(double outputs, double taps) {
+  using namespace cudalab::grade;
+  return [=](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, outputs, "output");
+    const double loads = lanes_per_unit(
+        ExecutedWork::of(w.all, "global_ld") + ExecutedWork::of(w.all, "shared_ld"), outputs);
+    const std::string p =
+        per_unit_problem(loads, 0, 1.5 * taps, "loads from global and shared memory", "output");
+    return p.empty() ? p
+                     : p + ": the mask must be read from constant memory, not from global or "
+                           "shared memory";
+  };
+}
+
+}  // namespace
+
 GRADED_CHECK("kernel reads the mask from constant memory", "[lab03][technique]", 10, Needs::host) {
   using namespace cudalab::grade;
   const TechniqueRule rule = ptx_rule(
@@ -35,16 +55,7 @@ GRADED_CHECK("kernel reads the mask from constant memory", "[lab03][technique]",
   const conv1d::Conv1dCase c = conv1d::integer_case("technique", 1 << 16, 9, base_seed());
   const double outputs = static_cast<double>(c.x.size()), taps = 9;
   TechniqueRule counted = rule;
-  counted.executed = [=](const ExecutedWork& w, std::string* summary) {
-    *summary = executed_summary(w.all, outputs, "output");
-    const double loads = lanes_per_unit(
-        ExecutedWork::of(w.all, "global_ld") + ExecutedWork::of(w.all, "shared_ld"), outputs);
-    const std::string p =
-        per_unit_problem(loads, 0, 1.5 * taps, "loads from global and shared memory", "output");
-    return p.empty() ? p
-                     : p + ": the mask must be read from constant memory, not from global or "
-                           "shared memory";
-  };
+  counted.executed = constant_mask_signature(outputs, taps);
   const LaunchTrace trace =
       trace_launches([&c] { conv1d::run_case(c, lab03::kCandidate); }, Counting::on);
   require_candidate_technique(counted, trace);
@@ -100,7 +111,11 @@ GRADED_CHECK("a mask wider than the constant buffer is refused", "[lab03][correc
 }
 
 GRADED_CHECK("performance vs reference", "[lab03][perf][profile]", 20, Needs::gpu) {
-  conv1d::grade_conv1d_performance("03", lab03::kCandidate, lab03::kReference);
+  // The kernel timed must read the mask from constant memory too (perf.h,
+  // TimedRunChecks::executed): the technique check's bound at 2^26 outputs and a mask of 9.
+  conv1d::grade_conv1d_performance(
+      "03", lab03::kCandidate, lab03::kReference,
+      constant_mask_signature(conv1d::PerfCase::kWidth, conv1d::PerfCase::kMaskWidth));
 }
 
 GRADED_CHECK("timing harness self-check", "[lab03][selfcheck]", 0, Needs::gpu) {

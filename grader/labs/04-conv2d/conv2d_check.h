@@ -109,6 +109,9 @@ struct PerfCase {
   std::string validate(const Conv2dVariant& v);
 };
 
-void grade_conv2d_performance(const Conv2dVariant& candidate, const Conv2dVariant& reference);
+// `executed`, when set: the lab's technique at the timed size (perf.h, TimedRunChecks::executed),
+// over PerfCase's kSide x kSide outputs and a kMaskWidth x kMaskWidth mask.
+void grade_conv2d_performance(const Conv2dVariant& candidate, const Conv2dVariant& reference,
+                              const cudalab::grade::ExecutionSignature& executed = nullptr);
 
 }  // namespace lab04

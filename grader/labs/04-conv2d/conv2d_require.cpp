@@ -18,7 +18,8 @@ void require_all_pass(const std::vector<ByteCase>& cases, const Conv2dVariant& v
   cudalab::grade::require_all_cases(cases, [&](const ByteCase& c) { return run_case(c, v); });
 }
 
-void grade_conv2d_performance(const Conv2dVariant& candidate, const Conv2dVariant& reference) {
+void grade_conv2d_performance(const Conv2dVariant& candidate, const Conv2dVariant& reference,
+                              const ExecutionSignature& executed) {
   // The image is made on the device and no CPU result is needed: grade_performance first runs
   // both on the same fresh image and compares the outputs (the correctness checks compared the
   // same code with the CPU's results).
@@ -30,6 +31,7 @@ void grade_conv2d_performance(const Conv2dVariant& candidate, const Conv2dVarian
   cudalab::DeviceBuffer<float> out_reference(perf.out.size());
   const std::uint64_t seed = derive_seed(base_seed(), 902);
   TimedRunChecks checks;
+  checks.executed = executed;
   checks.fresh_inputs = [&](std::uint64_t sample, cudaStream_t s) {
     cudalab::fill_uniform_async(perf.in.data(), perf.in.size(), derive_seed(seed, sample), -1.0f,
                                 1.0f, s);

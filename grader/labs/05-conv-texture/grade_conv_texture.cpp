@@ -39,6 +39,19 @@ std::string tex_problem(const KernelAnalysis& k, const std::string& label, bool 
                   : accumulation_problem(k, label, kTextureSpace, "the image");
 }
 
+// What a convolution through the texture executes over `outputs` outputs of `taps` taps: global
+// loads (the mask's) at most 1.5 per tap, where reading the image from global memory as well
+// doubles them, and a texture fetch per output at least.
+ExecutionSignature texture_conv_signature(double outputs, double taps) {
+  return [=](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, outputs, "output");
+    const std::string p = global_traffic_problem(w, outputs, 1.5 * taps, 1.0 + taps / 32);
+    if (!p.empty()) return p + ": the image must be read through the texture, not global memory";
+    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "texture"), outputs), 1, 1e9,
+                            "texture fetches", "output");
+  };
+}
+
 // A kernel that copies what it read (the rotation) does the rotation's work.
 bool copies_memory(const KernelAnalysis& k) {
   for (const auto& s : k.stored)
@@ -71,13 +84,7 @@ GRADED_CHECK("texture kernels fetch through the texture unit", "[lab05][techniqu
   const lab05::ConvCase conv_case = lab05::signal_case(256, 192, 2);
   const double outputs = static_cast<double>(conv_case.w) * conv_case.h;
   const double taps = (2.0 * conv_case.radius + 1) * (2.0 * conv_case.radius + 1);
-  conv.executed = [=](const ExecutedWork& w, std::string* summary) {
-    *summary = executed_summary(w.all, outputs, "output");
-    const std::string p = global_traffic_problem(w, outputs, 1.5 * taps, 1.0 + taps / 32);
-    if (!p.empty()) return p + ": the image must be read through the texture, not global memory";
-    return per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "texture"), outputs), 1, 1e9,
-                            "texture fetches", "output");
-  };
+  conv.executed = texture_conv_signature(outputs, taps);
   const lab05::RotationCase rotation_case =
       lab05::rotation_case(256, 192, 30.0, cudaAddressModeClamp);
   const double pixels = static_cast<double>(rotation_case.w) * rotation_case.h;
@@ -176,7 +183,12 @@ GRADED_CHECK("rotation with mirror addressing", "[lab05][correctness]", 6, Needs
 
 GRADED_CHECK("texture convolution performance vs reference", "[lab05][perf][profile]", 10,
              Needs::gpu) {
-  lab05::grade_conv_performance("05", lab05::kCandidateTexture, lab05::kReferenceTexture);
+  // The kernel timed must fetch through the texture too (perf.h, TimedRunChecks::executed): the
+  // technique check's signature at 4096 x 4096 outputs and a mask of radius 4 (81 taps).
+  using lab05::ConvPerfCase;
+  constexpr double side = ConvPerfCase::kSide, width = 2 * ConvPerfCase::kRadius + 1;
+  lab05::grade_conv_performance("05", lab05::kCandidateTexture, lab05::kReferenceTexture,
+                                texture_conv_signature(side * side, width * width));
 }
 
 GRADED_CHECK("global convolution performance vs reference", "[lab05][perf]", 10, Needs::gpu) {

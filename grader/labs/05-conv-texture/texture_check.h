@@ -99,7 +99,10 @@ struct ConvPerfCase {
 
 // Times the candidate against the reference (same kind) on fresh images, after an untimed run of
 // each whose outputs must match (grade_performance).
+// `executed`, when set: the lab's technique at the timed size (perf.h, TimedRunChecks::executed),
+// over ConvPerfCase's kSide x kSide outputs and a mask of radius kRadius.
 void grade_conv_performance(const std::string& lab, const ConvVariant& candidate,
-                            const ConvVariant& reference);
+                            const ConvVariant& reference,
+                            const cudalab::grade::ExecutionSignature& executed = nullptr);
 
 }  // namespace lab05

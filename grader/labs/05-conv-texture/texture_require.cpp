@@ -43,7 +43,7 @@ class PinnedImage {
 }  // namespace
 
 void grade_conv_performance(const std::string& lab, const ConvVariant& candidate,
-                            const ConvVariant& reference) {
+                            const ConvVariant& reference, const ExecutionSignature& executed) {
   // No CPU result: grade_performance first runs both on the same fresh image and compares the
   // outputs (the correctness checks compared the same code with the CPU's results).
   ConvPerfCase perf;
@@ -63,6 +63,7 @@ void grade_conv_performance(const std::string& lab, const ConvVariant& candidate
   bool candidate_next = true;  // whose sample the next fresh_inputs call is before
   const std::uint64_t seed = cudalab::derive_seed(base_seed(), 595);
   TimedRunChecks checks;
+  checks.executed = executed;
   checks.fresh_inputs = [&](std::uint64_t sample, cudaStream_t s) {
     cudalab::fill_uniform_async(perf.img.data(), pixels, cudalab::derive_seed(seed, sample), -1.0f,
                                 1.0f, s);

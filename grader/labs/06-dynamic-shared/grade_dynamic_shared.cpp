@@ -67,6 +67,27 @@ bool copies_memory(const KernelAnalysis& k) {
   return k.multiplies_memory();
 }
 
+// What a reverse through the shared array executes over `n` elements: each element's 4 bytes
+// stored to shared memory and loaded back (where the GPU counts shared-memory bytes; a store
+// instruction for every fifth element at least where it does not).
+ExecutionSignature reverse_signature(double n) {
+  return [n](const ExecutedWork& w, std::string* summary) {
+    *summary = executed_summary(w.all, n, "element");
+    std::string p;
+    if (w.named.count("shared_st_bytes") > 0) {
+      p = per_unit_problem(ExecutedWork::of(w.named, "shared_st_bytes") / n, 3.9, 1e9,
+                           "bytes stored to shared memory", "element");
+      if (p.empty())
+        p = per_unit_problem(ExecutedWork::of(w.named, "shared_ld_bytes") / n, 3.9, 1e9,
+                             "bytes loaded from shared memory", "element");
+    } else {
+      p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_st"), n), 0.2, 1e9,
+                           "shared-memory stores", "element");
+    }
+    return p.empty() ? p : p + ": every element must pass through the shared array";
+  };
+}
+
 TechniqueRule reverse_rule() {
   TechniqueRule rule =
       ptx_rule("reverse_kernel", [](const KernelAnalysis& k, const std::string& label) {
@@ -90,22 +111,7 @@ TechniqueRule reverse_rule() {
   // On a GPU, what ran on 2^16 elements: each element goes through the shared array, its 4 bytes
   // stored there and loaded back (the reference stores 16 bytes a thread: a quarter of a store
   // instruction per element, 4 bytes).
-  rule.executed = [](const ExecutedWork& w, std::string* summary) {
-    const double n = kTechniqueReverseSize;
-    *summary = executed_summary(w.all, n, "element");
-    std::string p;
-    if (w.named.count("shared_st_bytes") > 0) {
-      p = per_unit_problem(ExecutedWork::of(w.named, "shared_st_bytes") / n, 3.9, 1e9,
-                           "bytes stored to shared memory", "element");
-      if (p.empty())
-        p = per_unit_problem(ExecutedWork::of(w.named, "shared_ld_bytes") / n, 3.9, 1e9,
-                             "bytes loaded from shared memory", "element");
-    } else {
-      p = per_unit_problem(lanes_per_unit(ExecutedWork::of(w.named, "shared_st"), n), 0.2, 1e9,
-                           "shared-memory stores", "element");
-    }
-    return p.empty() ? p : p + ": every element must pass through the shared array";
-  };
+  rule.executed = reverse_signature(kTechniqueReverseSize);
   return rule;
 }
 
@@ -297,12 +303,21 @@ GRADED_CHECK("requests beyond the limits are refused", "[lab06][correctness]", 5
 // Performance
 
 GRADED_CHECK("reverse performance vs reference", "[lab06][perf]", 10, Needs::gpu) {
-  lab06::grade_reverse_performance("06", lab06::kCandidateReverse, lab06::kReferenceReverse);
+  // The kernel timed must pass every element through the shared array too (perf.h,
+  // TimedRunChecks::executed): the technique check's signature at 2^26 elements.
+  lab06::grade_reverse_performance("06", lab06::kCandidateReverse, lab06::kReferenceReverse,
+                                   reverse_signature(lab06::ReversePerfCase::kN));
 }
 
 GRADED_CHECK("convolution performance vs reference", "[lab06][perf][profile]", 10, Needs::gpu) {
-  // Each at the tile it chooses for the device (tile_width 0).
-  conv1d::grade_conv1d_performance("06", lab06::candidate_conv(0), lab06::reference_conv(0));
+  // Each at the tile it chooses for the device (tile_width 0). The kernel timed must read its
+  // taps from the tile (perf.h, TimedRunChecks::executed): lab 02's signature of a tile at 2^26
+  // outputs and a mask of 9, global loads at most 1.5 per tap.
+  using conv1d::PerfCase;
+  constexpr double taps = PerfCase::kMaskWidth;
+  conv1d::grade_conv1d_performance(
+      "06", lab06::candidate_conv(0), lab06::reference_conv(0),
+      cudalab::grade::shared_tile_signature(PerfCase::kWidth, 1.5 * taps, 0.5 + taps / 32));
 }
 
 GRADED_CHECK("timing harness self-check (reverse)", "[lab06][selfcheck]", 0, Needs::gpu) {

@@ -115,7 +115,8 @@ Workload ReversePerfCase::workload() {
 }
 
 void grade_reverse_performance(const std::string& lab, const ReverseVariant& candidate,
-                               const ReverseVariant& reference) {
+                               const ReverseVariant& reference,
+                               const ExecutionSignature& executed) {
   ReversePerfCase perf(base_seed());
   // Every sample reads a fresh `in` (the same for the candidate's sample and the reference's
   // after it) and each writes its own output, compared word for word with the other's (the
@@ -123,6 +124,7 @@ void grade_reverse_performance(const std::string& lab, const ReverseVariant& can
   cudalab::DeviceBuffer<int> out_reference(perf.out.size());
   const std::uint64_t seed = derive_seed(base_seed(), 792);
   TimedRunChecks checks;
+  checks.executed = executed;
   checks.fresh_inputs = [&](std::uint64_t sample, cudaStream_t s) {
     fill_words(perf.in.data(), perf.in.size(), derive_seed(seed, sample), s);
   };

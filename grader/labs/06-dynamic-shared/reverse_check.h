@@ -59,7 +59,10 @@ struct ReversePerfCase {
 
 // Times the candidate against the reference (grade_performance, which first compares one untimed
 // run of each on the same inputs; the correctness checks compared the same code with the CPU).
+// `executed`, when set: the lab's technique at the timed size (perf.h, TimedRunChecks::executed),
+// over ReversePerfCase::kN elements.
 void grade_reverse_performance(const std::string& lab, const ReverseVariant& candidate,
-                               const ReverseVariant& reference);
+                               const ReverseVariant& reference,
+                               const cudalab::grade::ExecutionSignature& executed = nullptr);
 
 }  // namespace lab06

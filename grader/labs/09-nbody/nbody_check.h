@@ -157,6 +157,9 @@ inline constexpr double kFlopsPerInteraction = 20.0;
 // (check_timed_size), then times it against the reference's on fresh bodies every run, every
 // output compared with the reference's on the device within the timed size's bound
 // (grade_performance).
-void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn reference);
+// `executed`, when set: the lab's technique at the timed size (perf.h, TimedRunChecks::executed),
+// over PerfCase::kN^2 interactions.
+void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn reference,
+                             const cudalab::grade::ExecutionSignature& executed = nullptr);
 
 }  // namespace lab09

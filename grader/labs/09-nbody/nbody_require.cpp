@@ -18,7 +18,8 @@ void require_all_steps(const std::vector<StepCase>& cases, StepFn step) {
   require_cases_pass(cases, [&](const StepCase& c) { return run_step_case(c, step); });
 }
 
-void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn reference) {
+void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn reference,
+                             const ExecutionSignature& executed) {
   // The bodies are drawn on the device; grade_performance runs the candidate and the reference
   // once, untimed, on the same fresh bodies and compares every acceleration before timing them
   // (the correctness checks, the [large] one included, compared this code with the CPU).
@@ -41,6 +42,7 @@ void grade_nbody_performance(const std::string& lab, AccFn candidate, AccFn refe
   const cudalab::Tolerance tol = at_size.tol;
   measure("timed_atol", tol.atol);
   TimedRunChecks checks;
+  checks.executed = executed;
   checks.fresh_inputs = [&perf](std::uint64_t sample, cudaStream_t s) {
     perf.fresh_bodies(sample, s);
   };

@@ -131,7 +131,7 @@ Workload PerfCase::workload() {
 }
 
 void grade_conv1d_performance(const std::string& lab, const Conv1dVariant& candidate,
-                              const Conv1dVariant& reference) {
+                              const Conv1dVariant& reference, const ExecutionSignature& executed) {
   PerfCase perf(base_seed());
   // Every sample reads a fresh x (the same for the candidate's sample and the reference's after
   // it); each writes its own y, and every y (the untimed run's first, then every timed one) is
@@ -148,6 +148,7 @@ void grade_conv1d_performance(const std::string& lab, const Conv1dVariant& candi
       {"y", perf.y.data(), y_reference.data(), PerfCase::kWidth,
        between_results(conv1d_tolerance(PerfCase::kMaskWidth, max_abs(perf.host_mask), 1.0))}};
   checks.unchanged = {{"mask", perf.mask.data(), PerfCase::kMaskWidth * sizeof(float)}};
+  checks.executed = executed;
   // launch() prepares each variant once; candidate and reference keep separate state (their
   // __constant__ symbols live in different namespaces), so interleaving their runs is safe.
   const cudalab::Launch reference_launch = [&, run = reference.run](cudaStream_t stream) {

@@ -90,7 +90,10 @@ struct PerfCase {
 // The performance check: times the candidate against the reference (grade_performance, which
 // first compares one untimed run of each on the same inputs; the correctness checks compared
 // the same code with the CPU).
+// `executed`, when set: the lab's technique at the timed size (perf.h, TimedRunChecks::executed),
+// over PerfCase::kWidth outputs and a mask of PerfCase::kMaskWidth.
 void grade_conv1d_performance(const std::string& lab, const Conv1dVariant& candidate,
-                              const Conv1dVariant& reference);
+                              const Conv1dVariant& reference,
+                              const cudalab::grade::ExecutionSignature& executed = nullptr);
 
 }  // namespace conv1d
