@@ -37,7 +37,10 @@ constexpr auto kTail = std::chrono::milliseconds(2);
 // is also seen directly: they must reach its end, with no gap (launch_trace.cpp).
 constexpr std::size_t kHardwareBuffer = 256u << 20;
 constexpr double kMaxCallSeconds = 1.0;
-constexpr std::uint32_t kSamplesPerDecode = 256;
+// The decoded samples of one window fit in one counter-data image: a call of kMaxCallSeconds
+// and its tail at kIntervalNs, with room to spare. (With images of 256 samples, a window of a
+// 24 ms call, decoded in two, came out as 256 samples whose counts were near zero, on an H200.)
+constexpr std::uint32_t kSamplesPerDecode = 12000;
 
 // A host object for PM sampling on `chip`, with `metrics` added; null when one is unknown there.
 CUpti_Profiler_Host_Object* host_with(const std::string& chip,
