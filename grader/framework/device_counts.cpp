@@ -14,6 +14,7 @@
 #include <cstring>
 #include <thread>
 
+#include "cudalab/timing.h"
 #include "cupti_profiler.h"
 #include "remote.h"
 
@@ -176,6 +177,8 @@ class Sampler {
       return;
     }
     std::vector<double> values(names_.size());
+    std::size_t zero = 0;  // for the trace: samples whose first metric is 0, and the largest
+    double most = 0.0;
     std::uint64_t last_ns = 0, gap_ns = 0;
     std::size_t samples = 0;
     for (;;) {
@@ -241,8 +244,28 @@ class Sampler {
           return;
         }
         for (std::size_t m = 0; m < values.size(); ++m) sums_[m] += values[m];
+        if (tracing() && !values.empty()) {
+          zero += values[0] == 0.0;
+          most = std::max(most, values[0]);
+        }
+      }
+      if (tracing()) {  // what each decode gave, for CUDALAB_TRACE=1
+        char line[400];
+        std::snprintf(line, sizeof line,
+                      "PM sampling decode: %zu completed, %zu populated, %zu total samples, stop "
+                      "reason %d; %s: %zu samples of 0, the largest %.0f",
+                      info.numCompletedSamples, info.numPopulatedSamples, info.numTotalSamples,
+                      static_cast<int>(decode.decodeStopReason), names_.empty() ? "" : names_[0],
+                      zero, most);
+        trace(line);
       }
       if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) break;
+    }
+    if (tracing()) {
+      std::string sums = "PM sampling window of " + std::to_string(window_s * 1e3) + " ms:";
+      for (std::size_t m = 0; m < sums_.size(); ++m)
+        sums += std::string(" ") + names_[m] + " " + std::to_string(sums_[m]);
+      trace(sums + " (the sampler's totals so far)");
     }
     ++windows_;
     samples_ += samples;
