@@ -87,6 +87,8 @@ class Sampler {
   Sampler(std::size_t device, const std::string& chip, const std::vector<unsigned char>& avail,
           const DeviceGroup& group)
       : group_(group) {
+    trace("PM sampling: setting up a group of " + std::to_string(group.metrics.size()) +
+          " metric(s)");
     for (const std::string& m : group.metrics) names_.push_back(m.c_str());
     host_ = host_with(chip, avail, names_);
     if (host_ == nullptr) {
@@ -126,6 +128,8 @@ class Sampler {
     }
     data_.resize(size.counterDataSize);
     sums_.assign(names_.size(), 0.0);
+    trace("PM sampling: group set up, its counter data " + std::to_string(data_.size()) +
+          " bytes");
   }
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
