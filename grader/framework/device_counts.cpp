@@ -128,8 +128,7 @@ class Sampler {
     }
     data_.resize(size.counterDataSize);
     sums_.assign(names_.size(), 0.0);
-    trace("PM sampling: group set up, its counter data " + std::to_string(data_.size()) +
-          " bytes");
+    trace("PM sampling: group set up, its counter data " + std::to_string(data_.size()) + " bytes");
   }
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
