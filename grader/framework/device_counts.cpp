@@ -38,10 +38,13 @@ constexpr auto kTail = std::chrono::milliseconds(2);
 // is also seen directly: they must reach its end, with no gap (launch_trace.cpp).
 constexpr std::size_t kHardwareBuffer = 256u << 20;
 constexpr double kMaxCallSeconds = 1.0;
-// The decoded samples of one window fit in one counter-data image: a call of kMaxCallSeconds
-// and its tail at kIntervalNs, with room to spare. (With images of 256 samples, a window of a
-// 24 ms call, decoded in two, came out as 256 samples whose counts were near zero, on an H200.)
-constexpr std::uint32_t kSamplesPerDecode = 12000;
+// The decoded samples of one window fit in one counter-data image, sized for the window once it
+// has closed: its length at the shortest interval a trigger gives (kIntervalNs, or
+// kIntervalSysclk cycles at 2 GHz), a quarter more, and kSpareSamples. (On an H200 an image of 256
+// samples took only the first 256 samples of a 90 ms call, however often it was decoded again;
+// and an image of a 1 s call's samples is about 550 MB, 0.5 s to set up.)
+constexpr double kShortestIntervalS = 50e-6;
+constexpr std::size_t kSpareSamples = 64;
 
 // A host object for PM sampling on `chip`, with `metrics` added; null when one is unknown there.
 CUpti_Profiler_Host_Object* host_with(const std::string& chip,
@@ -116,19 +119,8 @@ class Sampler {
       problem_ = cupti::problem("cuptiPmSamplingSetConfig", r);
       return;
     }
-    auto size = params<CUpti_PmSampling_GetCounterDataSize_Params>(
-        CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
-    size.pPmSamplingObject = object_;
-    size.pMetricNames = names_.data();
-    size.numMetrics = names_.size();
-    size.maxSamples = kSamplesPerDecode;
-    if (const CUptiResult e = cuptiPmSamplingGetCounterDataSize(&size); e != CUPTI_SUCCESS) {
-      problem_ = cupti::problem("cuptiPmSamplingGetCounterDataSize", e);
-      return;
-    }
-    data_.resize(size.counterDataSize);
     sums_.assign(names_.size(), 0.0);
-    trace("PM sampling: group set up, its counter data " + std::to_string(data_.size()) + " bytes");
+    trace("PM sampling: group set up");
   }
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
@@ -179,6 +171,22 @@ class Sampler {
       problem_ = cupti::problem("cuptiPmSamplingStop", r);
       return;
     }
+    // An image that holds every sample of this window (kShortestIntervalS).
+    auto size = params<CUpti_PmSampling_GetCounterDataSize_Params>(
+        CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
+    size.pPmSamplingObject = object_;
+    size.pMetricNames = names_.data();
+    size.numMetrics = names_.size();
+    size.maxSamples =
+        static_cast<std::uint32_t>(1.25 * window_s / kShortestIntervalS) + kSpareSamples;
+    if (const CUptiResult e = cuptiPmSamplingGetCounterDataSize(&size); e != CUPTI_SUCCESS) {
+      problem_ = cupti::problem("cuptiPmSamplingGetCounterDataSize", e);
+      return;
+    }
+    if (data_.size() < size.counterDataSize) data_.resize(size.counterDataSize);
+    image_size_ = size.counterDataSize;  // of data_, which may be larger from an earlier window
+    trace("PM sampling: an image of " + std::to_string(size.maxSamples) + " samples, " +
+          std::to_string(size.counterDataSize) + " bytes");
     std::vector<double> values(names_.size());
     std::size_t zero = 0;  // for the trace: samples whose first metric is 0, and the largest
     double most = 0.0;
@@ -188,7 +196,7 @@ class Sampler {
       auto init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
           CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
       init.pPmSamplingObject = object_;
-      init.counterDataSize = data_.size();
+      init.counterDataSize = image_size_;
       init.pCounterData = data_.data();
       if (const CUptiResult r = cuptiPmSamplingCounterDataImageInitialize(&init);
           r != CUPTI_SUCCESS) {
@@ -199,7 +207,7 @@ class Sampler {
           CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
       decode.pPmSamplingObject = object_;
       decode.pCounterDataImage = data_.data();
-      decode.counterDataImageSize = data_.size();
+      decode.counterDataImageSize = image_size_;
       if (const CUptiResult r = cuptiPmSamplingDecodeData(&decode); r != CUPTI_SUCCESS) {
         problem_ = cupti::problem("cuptiPmSamplingDecodeData", r);
         return;
@@ -211,7 +219,7 @@ class Sampler {
       auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(
           CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
       info.pCounterDataImage = data_.data();
-      info.counterDataImageSize = data_.size();
+      info.counterDataImageSize = image_size_;
       if (const CUptiResult r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
         problem_ = cupti::problem("cuptiPmSamplingGetCounterDataInfo", r);
         return;
@@ -221,7 +229,7 @@ class Sampler {
             CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
         when.pPmSamplingObject = object_;
         when.pCounterDataImage = data_.data();
-        when.counterDataImageSize = data_.size();
+        when.counterDataImageSize = image_size_;
         when.sampleIndex = s;
         if (const CUptiResult r = cuptiPmSamplingCounterDataGetSampleInfo(&when);
             r != CUPTI_SUCCESS) {
@@ -237,7 +245,7 @@ class Sampler {
             CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         eval.pHostObject = host_;
         eval.pCounterDataImage = data_.data();
-        eval.counterDataImageSize = data_.size();
+        eval.counterDataImageSize = image_size_;
         eval.rangeIndex = s;
         eval.ppMetricNames = names_.data();
         eval.numMetrics = names_.size();
@@ -312,6 +320,7 @@ class Sampler {
   CUpti_Profiler_Host_Object* host_ = nullptr;
   CUpti_PmSampling_Object* object_ = nullptr;
   std::vector<std::uint8_t> config_, data_;
+  std::size_t image_size_ = 0;  // the counter-data image's, in data_
   std::vector<double> sums_;
   std::string problem_;
   bool open_ = false;
