@@ -84,11 +84,7 @@ struct PerfCase {
   std::string validate(const CnnVariant& v, Kernel kernel);
 };
 
-// `executed`, when set, gives the lab's technique at the timed size (perf.h,
-// TimedRunChecks::executed) for the layer's shape at the timed batch.
-void grade_layer_performance(
-    int layer, const CnnVariant& candidate, const CnnVariant& reference,
-    const std::function<cudalab::grade::ExecutionSignature(const LayerShape&)>& executed = nullptr);
+void grade_layer_performance(int layer, const CnnVariant& candidate, const CnnVariant& reference);
 
 std::string data_dir();  // CUDALAB_DATA_DIR, or <source>/data
 
