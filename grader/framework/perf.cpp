@@ -487,8 +487,8 @@ void require_timed_technique(const DeviceCount& count, const ExecutionSignature&
   }
   if (const std::string uncounted = not_sampled(w.all); !uncounted.empty()) {
     note("what the timed calls executed (" + why +
-         ") is not verified: this GPU's sampling counts "
-         "no " +
+         ") is not verified: this GPU's sampling "
+         "counts no " +
          uncounted);
     return;
   }
