@@ -545,10 +545,6 @@ CallCounter::~CallCounter() {
   if (state_->sampler) remote::set_candidate_window(nullptr);
 }
 
-const std::string& CallCounter::problem() const {
-  return state_->problem;
-}
-
 std::size_t CallCounter::calls() const {
   return state_->problem.empty() ? state_->device.groups.size() : 0;
 }

@@ -90,12 +90,12 @@ DeviceCount count_candidate_calls(const std::function<void()>& work);
 // which a file could see), so that nothing of CUPTI's runs in it.
 class CallCounter {
  public:
-  CallCounter();  // finds the device's groups; problem() says why it cannot count
+  CallCounter();  // finds the device's groups
   ~CallCounter();
   CallCounter(const CallCounter&) = delete;
   CallCounter& operator=(const CallCounter&) = delete;
-  const std::string& problem() const;
-  std::size_t calls() const;  // the calls it needs: one per group
+  // The calls it needs: one per group (none when it cannot count; result() says why).
+  std::size_t calls() const;
   // Around one call to the candidate's process: begin(i) before it, outside any timed interval
   // (it sets up group i's sampling and the candidate window), end() after it.
   void begin(std::size_t group);

@@ -61,7 +61,6 @@ struct Measured {
   // verdict only after the outputs are compared, since a call that skipped its work gets here.
   std::string timing_problem;
   // What the GPU executed during the counted rounds (TimedRunChecks::executed), when counted.
-  bool counting = false;
   DeviceCount executed;
 };
 
@@ -267,7 +266,6 @@ Measured measure_pair(const Launch& candidate, const Launch& reference, const Wo
                       OutputChecks* outputs, double r_zero,
                       const std::vector<remote::Endpoint>& remote, bool count = false) {
   Measured m;
-  m.counting = count;
   m.device = cached_device();
   Stream stream;
   TimingOptions options;
@@ -641,7 +639,7 @@ void grade_performance(const std::string& lab, const Launch& candidate, const La
                   policy.r_zero);
     FAIL(line);
   }
-  if (m.counting) require_timed_technique(m.executed, checks.executed);
+  if (count) require_timed_technique(m.executed, checks.executed);
   set_credit(credit);
 }
 

@@ -1005,6 +1005,13 @@ std::string global_traffic_problem(const ExecutedWork& w, double outputs, double
                           "global-load sectors", "output");
 }
 
+std::string global_and_texture_problem(const ExecutedWork& w, double units, double max_loads,
+                                       const std::string& unit) {
+  const double loads = ExecutedWork::of(w.all, "global_ld") + ExecutedWork::of(w.all, "texture");
+  return per_unit_problem(lanes_per_unit(loads, units), 0, max_loads,
+                          "global loads and texture fetches", unit);
+}
+
 ExecutionSignature shared_tile_signature(double outputs, double max_loads, double max_sectors) {
   return [=](const ExecutedWork& w, std::string* summary) {
     *summary = executed_summary(w.all, outputs, "output");

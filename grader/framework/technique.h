@@ -310,6 +310,12 @@ TechniqueRule shared_tile_rule(const std::string& kernel, const std::string& wha
 std::string global_traffic_problem(const ExecutedWork& w, double outputs, double max_loads,
                                    double max_sectors);
 
+// "" when what every kernel read from global memory and through the texture unit is within
+// `max_loads` loads and fetches (lanes) per `unit` of work (`units` of them); otherwise
+// per_unit_problem's line. The judge's own count reads both (device_counts.h).
+std::string global_and_texture_problem(const ExecutedWork& w, double units, double max_loads,
+                                       const std::string& unit);
+
 // The execution signature of a shared-memory tile over `outputs` outputs: global loads per output
 // (lanes, every kernel) at most `max_loads` and global-load sectors per output at most
 // `max_sectors` (the inputs read once per tile, not once per tap), and shared loads per output at

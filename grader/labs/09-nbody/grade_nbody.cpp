@@ -48,9 +48,7 @@ cudalab::grade::ExecutionSignature reuse_signature(double interactions) {
   using namespace cudalab::grade;
   return [=](const ExecutedWork& w, std::string* summary) {
     *summary = executed_summary(w.all, interactions, "interaction");
-    const double loads = ExecutedWork::of(w.all, "global_ld") + ExecutedWork::of(w.all, "texture");
-    const std::string p = per_unit_problem(lanes_per_unit(loads, interactions), 0, 0.25,
-                                           "global loads and texture fetches", "interaction");
+    const std::string p = global_and_texture_problem(w, interactions, 0.25, "interaction");
     return p.empty() ? p
                      : p + ": each source body must come from global memory once per tile, not "
                            "once per interaction";

@@ -68,9 +68,7 @@ GRADED_CHECK("fast kernel uses shared or constant memory", "[lab10][technique]",
   TechniqueRule counted = rule;
   counted.executed = [=](const ExecutedWork& w, std::string* summary) {
     *summary = executed_summary(w.all, macs, "MAC");
-    const double loads = ExecutedWork::of(w.all, "global_ld") + ExecutedWork::of(w.all, "texture");
-    const std::string p = per_unit_problem(lanes_per_unit(loads, macs), 0, 1.5,
-                                           "global loads and texture fetches", "MAC");
+    const std::string p = global_and_texture_problem(w, macs, 1.5, "MAC");
     return p.empty() ? p
                      : p + ": at most one of each multiply-add's input and weight may come from "
                            "global memory; the other from shared or constant memory";
